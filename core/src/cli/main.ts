@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseCliArgs, type CliArgs } from './cli-args.js';
+import { renderAppToml } from '../config/app-toml.js';
+import { configFilePath, type ConfigSources } from '../config/config-sources.js';
+import { EvmNode, resolveNodeSetup } from '../node/evm-node.js';
+import { isStartupError, StartupError } from '../node/startup-error.js';
+import { EVMNODE_VERSION } from '../version.js';
+
+const USAGE = `usage:
+  evmnode start [--home DIR] [--config FILE] [--<section>.<key> VALUE ...]
+  evmnode init  [--home DIR] [--force] [--<section>.<key> VALUE ...]
+  evmnode version
+
+Home defaults to ./.evmnode; configuration is read from <home>/config/app.toml unless --config is given.`;
+
+function sourcesOf(args: CliArgs): ConfigSources {
+  return { home: args.home, configFile: args.configFile, env: process.env, flags: args.flags };
+}
+
+async function start(args: CliArgs): Promise<void> {
+  const node = await EvmNode.start({ sources: sourcesOf(args) });
+  let signals = 0;
+  const shutdown = (signal: NodeJS.Signals): void => {
+    if (++signals > 1) {
+      node.logger.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
+    node.logger.info({ signal }, 'shutting down');
+    node.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        node.logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+/** Writes `<home>/config/app.toml` with every key, its doc and its value. */
+async function init(args: CliArgs): Promise<void> {
+  const file = configFilePath({ home: args.home, configFile: args.configFile });
+  if (existsSync(file) && !args.force) {
+    throw new StartupError(`${file} already exists; pass --force to overwrite it`);
+  }
+  const { config } = await resolveNodeSetup({ ...sourcesOf(args), skipFile: true });
+  const header = `# evmnode ${EVMNODE_VERSION} configuration: every key with its documentation and value.
+# Environment variables EVMNODE_<SECTION>_<KEY> and flags --<section>.<key> override this file.`;
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, renderAppToml(config.schema, config.values(), header));
+  process.stdout.write(`wrote ${file}\n`);
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const args = parseCliArgs(argv);
+  switch (args.command) {
+    case 'start':
+      return start(args);
+    case 'init':
+      return init(args);
+    case 'version':
+      process.stdout.write(`evmnode ${EVMNODE_VERSION}\n`);
+      return;
+    default:
+      process.stderr.write(`${USAGE}\n`);
+      process.exitCode = 2;
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(
+    isStartupError(error) ? `evmnode: ${error.message}\n` : `evmnode: ${(error as Error).stack ?? String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,165 @@
+import { availableParallelism } from 'node:os';
+import { NETWORKS, type NetworkName } from './profiles.js';
+
+/** The validated core sections of the configuration. Plugins' sections live under `plugins.<id>`. */
+export interface CoreConfig {
+  readonly node: {
+    readonly network: NetworkName;
+    readonly chain_id: number;
+    readonly plugins: readonly string[];
+    readonly disable_tags: readonly string[];
+    readonly plugin_setup_timeout: number;
+    readonly shutdown_timeout: number;
+  };
+  readonly evm: {
+    readonly http_enabled: boolean;
+    readonly http_port: number;
+    readonly ws_enabled: boolean;
+    readonly ws_port: number;
+    readonly listen_address: string;
+    readonly read_timeout: number;
+    readonly write_timeout: number;
+    readonly idle_timeout: number;
+    readonly simulation_gas_limit: number;
+    readonly simulation_evm_timeout: number;
+    readonly cors_origins: readonly string[];
+    readonly ws_origins: readonly string[];
+    readonly filter_timeout: number;
+    readonly max_tx_pool_txs: number;
+    readonly slow: boolean;
+    readonly deny_list: readonly string[];
+    readonly enabled_legacy_ext_apis: readonly string[];
+    readonly max_log_no_block: number;
+    readonly max_blocks_for_log: number;
+    readonly max_subscriptions_new_head: number;
+    readonly max_concurrent_trace_calls: number;
+    readonly max_concurrent_simulation_calls: number;
+    readonly max_trace_lookback_blocks: number;
+    readonly trace_timeout: number;
+    readonly batch_request_limit: number;
+    readonly batch_response_max_size: number;
+    readonly max_request_body_bytes: number;
+  };
+  readonly logging: {
+    readonly level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+    readonly format: 'auto' | 'json' | 'pretty';
+  };
+  readonly metrics: {
+    readonly enabled: boolean;
+  };
+}
+
+/**
+ * The convict schema of the core sections. `[evm]` keys keep the reference node's names and
+ * defaults (decisions.md D8).
+ */
+export const coreSchema = {
+  node: {
+    network: {
+      doc: 'Network profile: local (chain ID 713714), testnet (1328) or mainnet (1329).',
+      format: [...NETWORKS],
+      default: 'local',
+    },
+    chain_id: {
+      doc: "EVM chain ID; the network profile's ID unless set.",
+      format: 'nat',
+      default: 713714,
+    },
+    plugins: {
+      doc: 'Plugins to load, in order: built-in names, npm package names or paths to a plugin folder.',
+      format: 'string-list',
+      default: ['eth-query'],
+    },
+    disable_tags: {
+      doc: 'Plugins carrying any of these tags are not loaded (e.g. ["hosted-key"] on public nodes).',
+      format: 'string-list',
+      default: [],
+    },
+    plugin_setup_timeout: {
+      doc: "How long one plugin's setup may take before the node refuses to start.",
+      format: 'duration',
+      default: 10_000,
+    },
+    shutdown_timeout: {
+      doc: 'How long a graceful shutdown waits for in-flight requests.',
+      format: 'duration',
+      default: 10_000,
+    },
+  },
+  evm: {
+    http_enabled: { doc: 'Serve JSON-RPC over HTTP.', format: Boolean, default: true },
+    http_port: { doc: 'HTTP JSON-RPC port (0 picks a free port).', format: 'port', default: 8545 },
+    ws_enabled: { doc: 'Serve JSON-RPC over WebSocket.', format: Boolean, default: true },
+    ws_port: { doc: 'WebSocket JSON-RPC port (0 picks a free port).', format: 'port', default: 8546 },
+    listen_address: {
+      doc: 'Interface the HTTP and WebSocket servers bind to; "0.0.0.0" serves every interface.',
+      format: String,
+      default: '127.0.0.1',
+    },
+    read_timeout: { doc: 'Time allowed to receive a whole HTTP request.', format: 'duration', default: 30_000 },
+    write_timeout: {
+      doc: 'Time allowed to answer; a call still running 100ms before it gets "request timed out".',
+      format: 'duration',
+      default: 30_000,
+    },
+    idle_timeout: { doc: 'How long an idle keep-alive connection stays open.', format: 'duration', default: 120_000 },
+    simulation_gas_limit: {
+      doc: 'Gas cap of eth_call, eth_estimateGas and eth_createAccessList.',
+      format: 'nat',
+      default: 10_000_000,
+    },
+    simulation_evm_timeout: { doc: 'Time limit of one simulated call.', format: 'duration', default: 60_000 },
+    cors_origins: { doc: 'Origins allowed by CORS on HTTP ("*" for any).', format: 'string-list', default: ['*'] },
+    ws_origins: { doc: 'Origins allowed to open a WebSocket ("*" for any).', format: 'string-list', default: ['*'] },
+    filter_timeout: { doc: 'A filter not polled for this long is removed.', format: 'duration', default: 120_000 },
+    max_tx_pool_txs: { doc: 'Most transactions txpool_content lists.', format: 'nat', default: 1000 },
+    slow: { doc: 'eth_sendRawTransaction waits until the transaction is committed.', format: Boolean, default: false },
+    deny_list: { doc: 'Methods this node refuses as if they did not exist.', format: 'string-list', default: [] },
+    enabled_legacy_ext_apis: {
+      doc: 'Deprecated ext_*/ext2_* methods this node serves; every other one is refused.',
+      format: 'string-list',
+      default: ['ext_getNativeAddress', 'ext_getEVMAddress', 'ext_getNativeTx'],
+    },
+    max_log_no_block: { doc: 'Most logs an open-ended log query returns.', format: 'nat', default: 10_000 },
+    max_blocks_for_log: { doc: 'Most blocks a closed log query may span.', format: 'nat', default: 2000 },
+    max_subscriptions_new_head: { doc: 'Most newHeads subscriptions on this node.', format: 'nat', default: 10_000 },
+    max_concurrent_trace_calls: { doc: 'Trace calls run at once; more are refused.', format: 'nat', default: 10 },
+    max_concurrent_simulation_calls: {
+      doc: 'Simulation calls run at once; more are refused as busy (default: CPU count).',
+      format: 'nat',
+      default: availableParallelism(),
+    },
+    max_trace_lookback_blocks: {
+      doc: 'How far back tracing may reach, in blocks (-1: unlimited).',
+      format: 'int',
+      default: 10_000,
+    },
+    trace_timeout: { doc: 'Time limit of one trace.', format: 'duration', default: 30_000 },
+    batch_request_limit: { doc: 'Most calls in one batch.', format: 'nat', default: 1000 },
+    batch_response_max_size: {
+      doc: "Bytes of results after which a batch's remaining calls get 'response too large'.",
+      format: 'nat',
+      default: 25_000_000,
+    },
+    max_request_body_bytes: {
+      doc: 'Largest HTTP request body and WebSocket message.',
+      format: 'nat',
+      default: 5 * 1024 * 1024,
+    },
+  },
+  logging: {
+    level: {
+      doc: 'Log level.',
+      format: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      default: 'info',
+    },
+    format: {
+      doc: 'Log format: json, pretty, or auto (pretty on a terminal, json otherwise).',
+      format: ['auto', 'json', 'pretty'],
+      default: 'auto',
+    },
+  },
+  metrics: {
+    enabled: { doc: 'Serve Prometheus metrics at /metrics on the HTTP port.', format: Boolean, default: true },
+  },
+};

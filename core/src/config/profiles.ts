@@ -1,0 +1,14 @@
+/** The networks evmnode knows; each has a profile of defaults. */
+export const NETWORKS = ['local', 'testnet', 'mainnet'] as const;
+
+export type NetworkName = (typeof NETWORKS)[number];
+
+/**
+ * Per-network defaults, applied above the schema defaults and below the config file, environment
+ * and flags. Keys are dotted config paths.
+ */
+export const NETWORK_PROFILES: Readonly<Record<NetworkName, Readonly<Record<string, unknown>>>> = {
+  local: { 'node.chain_id': 713714 },
+  testnet: { 'node.chain_id': 1328 },
+  mainnet: { 'node.chain_id': 1329 },
+};

@@ -1,0 +1,49 @@
+/**
+ * evmnode's core: everything a plugin may import. Plugins import this surface only.
+ */
+import 'reflect-metadata';
+
+export { CORE_API_VERSION, definePlugin } from './plugins/define-plugin.js';
+export type {
+  PluginContext,
+  PluginLifecycle,
+  PluginManifest,
+  PluginSetup,
+  ResolvedDeps,
+  ServiceDeps,
+} from './plugins/define-plugin.js';
+
+export { defineMethod, namespaceOf } from './rpc/define-method.js';
+export type { DecodedParams, MethodDefinition, Transport } from './rpc/define-method.js';
+export { defineConnectionState } from './rpc/request-context.js';
+export type { Connection, ConnectionStateKey, RequestContext } from './rpc/request-context.js';
+export type { RequestHook } from './rpc/request-hooks.js';
+export { codec, CodecError, isCodecError } from './rpc/codec.js';
+export type { ParamCodec, RequiredCodec } from './rpc/codec.js';
+export { address, data, hash, quantity, uint64 } from './rpc/hex-codecs.js';
+export { blockNumberOrTag, blockRef, blockRefOf } from './rpc/block-codecs.js';
+export type { BlockNumberOrTag, BlockRef, BlockTag } from './rpc/block-codecs.js';
+export { arrayOf, boolean, objectOf, string } from './rpc/structural-codecs.js';
+
+export { ErrorCode } from './errors/codes.js';
+export * from './errors/rpc-error.js';
+
+export { defineToken } from './di/service-token.js';
+export type { ServiceOf, ServiceToken } from './di/service-token.js';
+export { CoreTokens } from './node/core-tokens.js';
+export type { ChainInfo } from './node/chain-info.js';
+export type { CoreConfig } from './config/core-schema.js';
+export type { NetworkName } from './config/profiles.js';
+export { isStartupError, StartupError } from './node/startup-error.js';
+export { EvmNode } from './node/evm-node.js';
+
+export { Database, SCHEMA_VERSION } from './storage/database.js';
+export { Bucket, bucketKey, bucketRange, uint64BE } from './storage/buckets.js';
+export type { KeyPart } from './storage/buckets.js';
+export type { KeyRange, KvStore, WriteBatch } from './storage/kv-store.js';
+export { MemoryStore } from './storage/memory-store.js';
+export { bytesCodec, Repository, uint64Codec, utf8Codec } from './storage/repository.js';
+export type { BytesCodec, RepositoryRange } from './storage/repository.js';
+
+export type { Metrics } from './metrics/metrics.js';
+export { EVMNODE_VERSION } from './version.js';

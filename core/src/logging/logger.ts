@@ -1,0 +1,16 @@
+import { pino, type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
+import type { CoreConfig } from '../config/core-schema.js';
+
+/**
+ * The root logger: JSON lines, or pretty text when stdout is a terminal (`[logging] format = auto`).
+ * `destination` replaces stdout (tests use it to keep output quiet or to read it).
+ */
+export function createLogger(logging: CoreConfig['logging'], destination?: DestinationStream): Logger {
+  const options = { level: logging.level, base: { name: 'evmnode' } };
+  if (destination !== undefined) return pino(options, destination);
+  const usePretty = logging.format === 'pretty' || (logging.format === 'auto' && process.stdout.isTTY);
+  return usePretty ? pino(options, pretty({ colorize: true, sync: true })) : pino(options);
+}
+
+export type { Logger };

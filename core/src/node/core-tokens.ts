@@ -1,0 +1,23 @@
+import type { Logger } from 'pino';
+import { defineToken } from '../di/service-token.js';
+import type { ChainInfo } from './chain-info.js';
+import type { CoreConfig } from '../config/core-schema.js';
+import type { Database } from '../storage/database.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { RequestHooks } from '../rpc/request-hooks.js';
+
+/** The services core provides to every plugin. */
+export const CoreTokens = {
+  /** The node's validated configuration (core sections; plugins get their own section in setup). */
+  Config: defineToken<CoreConfig>('Config'),
+  /** Chain identity: chain ID and network. */
+  ChainInfo: defineToken<ChainInfo>('ChainInfo'),
+  /** The node's key-value database. */
+  Database: defineToken<Database>('Database'),
+  /** Prometheus metrics, or null when `[metrics] enabled = false`. */
+  Metrics: defineToken<Metrics | null>('Metrics'),
+  /** Request hooks run by the dispatcher around every call (limits, metrics, gates). */
+  RequestHooks: defineToken<RequestHooks>('RequestHooks'),
+  /** The root logger; plugins receive a child logger in setup instead. */
+  Logger: defineToken<Logger>('Logger'),
+} as const;

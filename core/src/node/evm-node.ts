@@ -1,0 +1,148 @@
+import type { AddressInfo } from 'node:net';
+import type { DestinationStream, Logger } from 'pino';
+import type { ChainInfo } from './chain-info.js';
+import { CoreTokens } from './core-tokens.js';
+import { InternalTokens } from './internal-tokens.js';
+import type { ConfigSources } from '../config/config-sources.js';
+import { loadCoreConfig, loadNodeConfig, readConfigLayers, type NodeConfig } from '../config/load-config.js';
+import type { ConfigSchema } from '../config/schema-tree.js';
+import { createNodeContainer, type DependencyContainer } from '../di/container.js';
+import { createLogger } from '../logging/logger.js';
+import { Metrics } from '../metrics/metrics.js';
+import { rpcMetricsHook } from '../metrics/rpc-metrics-hook.js';
+import { CORE_API_VERSION } from '../plugins/define-plugin.js';
+import { PluginHost } from '../plugins/plugin-host.js';
+import { loadPlugins, type LoadedPlugin } from '../plugins/plugin-loader.js';
+import { orderPlugins } from '../plugins/plugin-order.js';
+import { Dispatcher } from '../rpc/dispatcher.js';
+import { MethodRegistry } from '../rpc/method-registry.js';
+import { RequestHooks } from '../rpc/request-hooks.js';
+import { Database } from '../storage/database.js';
+import { HttpTransport } from '../transport/http-server.js';
+import { WsTransport } from '../transport/ws-server.js';
+
+export interface NodeOptions {
+  readonly sources: ConfigSources;
+  /** Where log lines go instead of stdout. */
+  readonly logDestination?: DestinationStream;
+}
+
+/** The configuration and plugin order a node would run with, without starting anything. */
+export interface ResolvedNodeSetup {
+  readonly config: NodeConfig;
+  readonly plugins: readonly LoadedPlugin[];
+  readonly disabled: readonly { readonly plugin: LoadedPlugin; readonly tag: string }[];
+}
+
+/** Reads the configuration, loads the listed plugins' manifests, orders them and validates everything strictly. */
+export async function resolveNodeSetup(sources: ConfigSources): Promise<ResolvedNodeSetup> {
+  const layers = readConfigLayers(sources);
+  const core = loadCoreConfig(layers);
+  const order = orderPlugins(await loadPlugins(core.node.plugins), core.node.disable_tags, CORE_API_VERSION);
+  const fragments = new Map<string, ConfigSchema>();
+  for (const { manifest } of order.active)
+    if (manifest.config !== undefined) fragments.set(manifest.id, manifest.config);
+  return { config: loadNodeConfig(layers, fragments), plugins: order.active, disabled: order.disabled };
+}
+
+/** A running node: storage, plugins and transports, stopped in reverse order. */
+export class EvmNode {
+  #stopping: Promise<void> | undefined;
+
+  private constructor(
+    readonly config: NodeConfig,
+    readonly logger: Logger,
+    private readonly container: DependencyContainer,
+    private readonly host: PluginHost,
+    private readonly database: Database,
+    private readonly http: HttpTransport | undefined,
+    private readonly ws: WsTransport | undefined,
+    /** The bound HTTP address, when HTTP is enabled. */
+    readonly httpAddress: AddressInfo | undefined,
+    /** The bound WebSocket address, when WebSocket is enabled. */
+    readonly wsAddress: AddressInfo | undefined,
+  ) {}
+
+  /** Starts a node; a {@link StartupError} explains why it refuses to. */
+  static async start(options: NodeOptions): Promise<EvmNode> {
+    const { config, plugins, disabled } = await resolveNodeSetup(options.sources);
+    const core = config.core;
+    const logger = createLogger(core.logging, options.logDestination);
+    for (const { plugin, tag } of disabled)
+      logger.info({ plugin: plugin.manifest.id, tag }, 'plugin switched off by disable_tags');
+
+    const container = createNodeContainer();
+    const chainInfo: ChainInfo = { network: core.node.network, chainId: BigInt(core.node.chain_id) };
+    const metrics = core.metrics.enabled ? new Metrics() : null;
+    container.register(CoreTokens.Config, { useValue: core });
+    container.register(CoreTokens.ChainInfo, { useValue: chainInfo });
+    container.register(CoreTokens.Logger, { useValue: logger });
+    container.register(CoreTokens.Metrics, { useValue: metrics });
+    container.register(CoreTokens.RequestHooks, { useValue: new RequestHooks() });
+    container.registerSingleton(InternalTokens.MethodRegistry, MethodRegistry);
+    container.registerSingleton(InternalTokens.Dispatcher, Dispatcher);
+
+    const database = await Database.openInHome(options.sources.home);
+    container.register(CoreTokens.Database, { useValue: database });
+    const registry = container.resolve<MethodRegistry>(InternalTokens.MethodRegistry);
+    const hooks = container.resolve<RequestHooks>(CoreTokens.RequestHooks);
+    if (metrics !== null) hooks.add(rpcMetricsHook(metrics, registry));
+    const host = new PluginHost({ container, registry, hooks, config, logger });
+
+    const http = core.evm.http_enabled ? container.resolve(HttpTransport) : undefined;
+    const ws = core.evm.ws_enabled ? container.resolve(WsTransport) : undefined;
+    try {
+      await host.setUp(plugins, core.node.plugin_setup_timeout);
+      registry.seal();
+      hooks.seal();
+      await host.start();
+      const node = new EvmNode(
+        config,
+        logger,
+        container,
+        host,
+        database,
+        http,
+        ws,
+        await http?.listen(),
+        await ws?.listen(),
+      );
+      logger.info(
+        {
+          http: node.httpAddress,
+          ws: node.wsAddress,
+          chainId: core.node.chain_id,
+          plugins: plugins.map((plugin) => plugin.manifest.id),
+        },
+        'evmnode started',
+      );
+      return node;
+    } catch (error) {
+      await Promise.all([http?.close(0), ws?.close()]);
+      await host.stop();
+      await database.close();
+      throw error;
+    }
+  }
+
+  /** Resolves a core service, for tools and tests that run in-process. */
+  service<T>(token: symbol & { readonly __service?: T }): T {
+    return this.container.resolve<T>(token);
+  }
+
+  /**
+   * Stops accepting requests, lets in-flight ones finish (up to `[node] shutdown_timeout`), stops
+   * plugins in reverse order and closes the database. Calling it again waits for the same stop.
+   */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
+    await Promise.all([this.http?.close(this.config.core.node.shutdown_timeout), this.ws?.close()]);
+    await this.host.stop();
+    await this.database.close();
+    this.logger.info('evmnode stopped');
+  }
+}

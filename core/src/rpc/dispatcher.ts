@@ -1,0 +1,242 @@
+import type { Logger } from 'pino';
+import { inject, injectable } from 'tsyringe';
+import { decodeParams } from './decode-params.js';
+import type { MethodRegistry } from './method-registry.js';
+import type { RequestHooks } from './request-hooks.js';
+import { errorText, IdTexts, isValidId, resultText } from './response-text.js';
+import type { RpcRequest } from './rpc-request.js';
+import type { CoreConfig } from '../config/core-schema.js';
+import { ErrorCode } from '../errors/codes.js';
+import {
+  InvalidRequestError,
+  isRpcError,
+  MethodNotFoundError,
+  ResourceUnavailableError,
+  type RpcErrorObject,
+  VersionNotSupportedError,
+} from '../errors/rpc-error.js';
+import { InternalTokens } from '../node/internal-tokens.js';
+import { CoreTokens } from '../node/core-tokens.js';
+
+/** The answer to one call: response text, nothing (a notification), or a call still running. */
+type Outcome = string | undefined | PendingCall;
+
+interface PendingCall {
+  readonly promise: Promise<string | undefined>;
+  /** The answer if the deadline passes first (undefined for a notification). */
+  readonly timedOutText: string | undefined;
+  readonly method: string;
+  settled: boolean;
+  timedOut: boolean;
+}
+
+const INVALID_REQUEST = errorText('null', new InvalidRequestError().toJSON());
+const EMPTY_BATCH = errorText('null', new InvalidRequestError('empty batch').toJSON());
+const VERSION_NOT_SUPPORTED = new VersionNotSupportedError('version not supported: jsonrpc must be "2.0"').toJSON();
+const INVALID_REQUEST_ERROR = new InvalidRequestError().toJSON();
+const TIMED_OUT = new ResourceUnavailableError('request timed out');
+const RESPONSE_TOO_LARGE: RpcErrorObject = { code: ErrorCode.TransactionRejected, message: 'response too large' };
+const INTERNAL: RpcErrorObject = { code: ErrorCode.Internal, message: 'internal error' };
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The one place JSON-RPC requests are served: envelope checks, batches, method lookup, transport
+ * policy, request hooks, parameter decoding, deadlines and the mapping of thrown errors.
+ */
+@injectable()
+export class Dispatcher {
+  readonly #batchLimit: number;
+  readonly #responseMaxBytes: number;
+  readonly #timeoutMs: number;
+
+  constructor(
+    @inject(InternalTokens.MethodRegistry) private readonly registry: MethodRegistry,
+    @inject(CoreTokens.RequestHooks) private readonly hooks: RequestHooks,
+    @inject(CoreTokens.Config) config: CoreConfig,
+    @inject(CoreTokens.Logger) private readonly logger: Logger,
+  ) {
+    this.#batchLimit = config.evm.batch_request_limit;
+    this.#responseMaxBytes = config.evm.batch_response_max_size;
+    // geth answers 100 ms before the write timeout, so that the answer still gets out.
+    this.#timeoutMs = Math.max(config.evm.write_timeout - 100, 1);
+  }
+
+  /** The answer to a body that is not valid JSON. */
+  static readonly PARSE_ERROR = errorText('null', { code: ErrorCode.ParseError, message: 'parse error' });
+
+  /**
+   * Serves a parsed request body (`rawBody` is its source text, for exact ids). Resolves to the
+   * response text, or undefined when nothing is to be sent (notifications only).
+   */
+  dispatch(
+    body: unknown,
+    rawBody: string | undefined,
+    request: RpcRequest,
+  ): string | undefined | Promise<string | undefined> {
+    const ids = new IdTexts(rawBody);
+    if (Array.isArray(body)) return this.#dispatchBatch(body, ids, request);
+    const outcome = this.#call(body, -1, ids, request);
+    if (typeof outcome !== 'object') return outcome;
+    return this.#awaitCalls([outcome], [0], request).then((texts) => texts[0]);
+  }
+
+  async #dispatchBatch(batch: unknown[], ids: IdTexts, request: RpcRequest): Promise<string | undefined> {
+    if (batch.length === 0) return EMPTY_BATCH;
+    if (batch.length > this.#batchLimit) return `[${this.#batchTooLarge(batch, ids)}]`;
+    const outcomes: Outcome[] = batch.map((message, index) => this.#call(message, index, ids, request));
+    const pendingIndexes: number[] = [];
+    outcomes.forEach((outcome, index) => typeof outcome === 'object' && pendingIndexes.push(index));
+    const texts =
+      pendingIndexes.length === 0
+        ? (outcomes as (string | undefined)[])
+        : await this.#awaitCalls(outcomes, pendingIndexes, request);
+    return this.#joinBatch(batch, texts, ids);
+  }
+
+  /** geth's single-element answer to an oversized batch, with the id of its first call. */
+  #batchTooLarge(batch: unknown[], ids: IdTexts): string {
+    const index = batch.findIndex(
+      (message) => isPlainObject(message) && message.id !== undefined && isValidId(message.id),
+    );
+    const idText = index === -1 ? 'null' : ids.text((batch[index] as { id: unknown }).id, index);
+    return errorText(idText, new InvalidRequestError('batch too large').toJSON());
+  }
+
+  /** Joins a batch's answers; past `batch_response_max_size` the remaining calls get `response too large`. */
+  #joinBatch(batch: unknown[], texts: (string | undefined)[], ids: IdTexts): string | undefined {
+    const parts: string[] = [];
+    let size = 0;
+    let tooLarge = false;
+    for (let index = 0; index < texts.length; index++) {
+      const text = texts[index];
+      if (text === undefined) continue;
+      if (tooLarge) {
+        const id = (batch[index] as { id?: unknown }).id;
+        parts.push(errorText(id === undefined || !isValidId(id) ? 'null' : ids.text(id, index), RESPONSE_TOO_LARGE));
+        continue;
+      }
+      parts.push(text);
+      size += text.length;
+      tooLarge = size > this.#responseMaxBytes;
+    }
+    return parts.length === 0 ? undefined : `[${parts.join(',')}]`;
+  }
+
+  /** Serves one message of a request; `index` is its place in a batch, -1 for a single request. */
+  #call(message: unknown, index: number, ids: IdTexts, request: RpcRequest): Outcome {
+    if (!isPlainObject(message)) return INVALID_REQUEST;
+    const id = message.id;
+    const isNotification = id === undefined;
+    if (!isNotification && !isValidId(id)) return INVALID_REQUEST;
+    const idText = isNotification ? 'null' : ids.text(id, index);
+    if (message.jsonrpc !== '2.0') return errorText(idText, VERSION_NOT_SUPPORTED);
+    const method = message.method;
+    if (typeof method !== 'string' || method.length === 0) return errorText(idText, INVALID_REQUEST_ERROR);
+
+    const started = this.hooks.hasAfter ? performance.now() : 0;
+    let result: unknown;
+    try {
+      const entry = this.registry.get(method);
+      const refusal = this.registry.transportRefusal(method, entry, request.transport);
+      if (refusal !== undefined) throw refusal;
+      this.hooks.runBefore(method, request);
+      if (entry === undefined) throw MethodNotFoundError.forMethod(method);
+      result = entry.definition.handler(decodeParams(entry.definition.params, message.params), request);
+    } catch (error) {
+      return this.#failed(error, method, idText, isNotification, request, started);
+    }
+    if (!(result instanceof Promise)) return this.#succeeded(result, method, idText, isNotification, request, started);
+
+    const pending: PendingCall = {
+      method,
+      timedOutText: isNotification ? undefined : errorText(idText, TIMED_OUT.toJSON()),
+      settled: false,
+      timedOut: false,
+      promise: result.then(
+        (value) =>
+          pending.timedOut ? undefined : this.#succeeded(value, method, idText, isNotification, request, started),
+        (error) =>
+          pending.timedOut ? undefined : this.#failed(error, method, idText, isNotification, request, started),
+      ),
+    };
+    return pending;
+  }
+
+  #succeeded(
+    result: unknown,
+    method: string,
+    idText: string,
+    isNotification: boolean,
+    request: RpcRequest,
+    started: number,
+  ): string | undefined {
+    let text: string;
+    try {
+      text = resultText(idText, result);
+    } catch (error) {
+      return this.#failed(error, method, idText, isNotification, request, started);
+    }
+    if (started !== 0) this.hooks.runAfter(method, request, undefined, performance.now() - started);
+    return isNotification ? undefined : text;
+  }
+
+  #failed(
+    error: unknown,
+    method: string,
+    idText: string,
+    isNotification: boolean,
+    request: RpcRequest,
+    started: number,
+  ): string | undefined {
+    const errorObject = this.#toErrorObject(error, method, request);
+    if (started !== 0) this.hooks.runAfter(method, request, errorObject, performance.now() - started);
+    return isNotification ? undefined : errorText(idText, errorObject);
+  }
+
+  /** The single mapping of thrown errors: typed errors as they are, anything else hidden and logged once. */
+  #toErrorObject(error: unknown, method: string, request: RpcRequest): RpcErrorObject {
+    if (isRpcError(error)) {
+      return error.data === undefined
+        ? { code: error.code, message: error.message }
+        : { code: error.code, message: error.message, data: error.data };
+    }
+    this.logger.error({ err: error, method, requestId: request.requestId }, 'call failed with an unexpected error');
+    return INTERNAL;
+  }
+
+  /** Waits for the calls still running, up to the request's deadline; the slow ones get `request timed out`. */
+  async #awaitCalls(
+    outcomes: Outcome[],
+    pendingIndexes: number[],
+    request: RpcRequest,
+  ): Promise<(string | undefined)[]> {
+    const texts = new Array<string | undefined>(outcomes.length);
+    for (let index = 0; index < outcomes.length; index++) {
+      const outcome = outcomes[index];
+      if (typeof outcome !== 'object') texts[index] = outcome;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#timeoutMs)));
+    const all = Promise.all(
+      pendingIndexes.map(async (index) => {
+        const pending = outcomes[index] as PendingCall;
+        texts[index] = await pending.promise;
+        pending.settled = true;
+      }),
+    );
+    await Promise.race([all, deadline]);
+    clearTimeout(timer);
+    for (const index of pendingIndexes) {
+      const pending = outcomes[index] as PendingCall;
+      if (pending.settled) continue;
+      pending.timedOut = true;
+      texts[index] = pending.timedOutText;
+      this.hooks.runAfter(pending.method, request, TIMED_OUT.toJSON(), this.#timeoutMs);
+    }
+    if (pendingIndexes.some((index) => (outcomes[index] as PendingCall).timedOut)) request.abort(TIMED_OUT);
+    return texts;
+  }
+}

@@ -1,0 +1,41 @@
+import type { Transport } from './define-method.js';
+
+/** A typed key for state a plugin keeps on a WebSocket connection. */
+export interface ConnectionStateKey<T> {
+  readonly description: string;
+  /** Creates the state the first time a connection needs it. */
+  readonly create: () => T;
+}
+
+/** A persistent client connection (WebSocket), for methods that push notifications later. */
+export interface Connection {
+  readonly id: string;
+  /** Whether the connection is still open. */
+  readonly isOpen: boolean;
+  /**
+   * Sends `{"jsonrpc":"2.0","method":method,"params":params}`. Returns false when the connection is
+   * closed or the client is too slow and has been disconnected.
+   */
+  notify(method: string, params: unknown): boolean;
+  /** The connection's state for `key`, created on first use and dropped with the connection. */
+  state<T>(key: ConnectionStateKey<T>): T;
+  /** Runs `listener` once when the connection closes. */
+  onClose(listener: () => void): void;
+}
+
+/** What a handler and the request hooks know about the request a call belongs to. */
+export interface RequestContext {
+  readonly transport: Transport;
+  /** Correlates log lines of one HTTP request or WebSocket message. */
+  readonly requestId: string;
+  /** The WebSocket connection, or undefined over HTTP. */
+  readonly connection: Connection | undefined;
+  /** Aborted when the request's deadline (`write_timeout` - 100 ms) passes. */
+  readonly signal: AbortSignal;
+  /** Adds a header to the HTTP response; ignored over WebSocket. */
+  setResponseHeader(name: string, value: string): void;
+}
+
+export function defineConnectionState<T>(description: string, create: () => T): ConnectionStateKey<T> {
+  return { description, create };
+}

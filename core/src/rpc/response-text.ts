@@ -1,0 +1,47 @@
+import { isLosslessNumber, parse as parseLossless } from 'lossless-json';
+import type { RpcErrorObject } from '../errors/rpc-error.js';
+
+/** `{"jsonrpc":"2.0","id":<id>,"result":<result>}`, built as text so that ids keep their exact digits. */
+export function resultText(idText: string, result: unknown): string {
+  return `{"jsonrpc":"2.0","id":${idText},"result":${JSON.stringify(result) ?? 'null'}}`;
+}
+
+export function errorText(idText: string, error: RpcErrorObject): string {
+  return `{"jsonrpc":"2.0","id":${idText},"error":${JSON.stringify(error)}}`;
+}
+
+/** A valid JSON-RPC id: a string, a number or null. */
+export function isValidId(id: unknown): boolean {
+  return typeof id === 'string' || typeof id === 'number' || id === null;
+}
+
+/**
+ * The ids of a request as their exact source text. JSON.parse rounds integers beyond 2^53, so
+ * such an id is read again from the raw body, losslessly; that parse happens only when needed.
+ */
+export class IdTexts {
+  #lossless: unknown;
+  #parsed = false;
+
+  constructor(private readonly rawBody: string | undefined) {}
+
+  /** The text of `id`, the id of the batch element at `index` (-1 for a single request). */
+  text(id: unknown, index: number): string {
+    if (typeof id !== 'number' || Number.isSafeInteger(id)) return JSON.stringify(id);
+    return this.#sourceText(index) ?? JSON.stringify(id);
+  }
+
+  #sourceText(index: number): string | undefined {
+    if (!this.#parsed) {
+      this.#parsed = true;
+      try {
+        this.#lossless = this.rawBody === undefined ? undefined : parseLossless(this.rawBody);
+      } catch {
+        this.#lossless = undefined;
+      }
+    }
+    const message: unknown = index === -1 ? this.#lossless : (this.#lossless as unknown[] | undefined)?.[index];
+    const id = typeof message === 'object' && message !== null ? (message as { id?: unknown }).id : undefined;
+    return isLosslessNumber(id) ? id.value : undefined;
+  }
+}

@@ -1,0 +1,63 @@
+import { codec, CodecError, isCodecError, jsonKind, type ParamCodec, type RequiredCodec } from './codec.js';
+
+/** A JSON boolean (Go `bool`); null decodes to false, as Go leaves the zero value. */
+export const boolean = codec('bool', (value): boolean => {
+  if (value === null) return false;
+  if (typeof value !== 'boolean') throw new CodecError(jsonKind(value), 'bool');
+  return value;
+});
+
+/** A JSON string (Go `string`). */
+export const string = codec('string', (value): string => {
+  if (typeof value !== 'string') throw new CodecError(jsonKind(value), 'string');
+  return value;
+});
+
+/** A JSON array whose elements all decode with `element`. */
+export function arrayOf<T>(element: ParamCodec<T>): RequiredCodec<T[]> {
+  const goType = `[]${element.goType}`;
+  return codec(goType, (value): T[] => {
+    if (value === null) return [];
+    if (!Array.isArray(value)) throw new CodecError(jsonKind(value), goType);
+    return value.map((item) => element.decode(item));
+  });
+}
+
+type FieldCodecs = Record<string, ParamCodec<unknown>>;
+
+/** The decoded form of an object codec's fields; optional fields may be absent. */
+export type DecodedObject<F extends FieldCodecs> = {
+  [K in keyof F as F[K]['isOptional'] extends true ? never : K]: F[K] extends ParamCodec<infer T> ? T : never;
+} & {
+  [K in keyof F as F[K]['isOptional'] extends true ? K : never]?: F[K] extends ParamCodec<infer T> ? T : never;
+};
+
+/**
+ * A JSON object with known fields (a Go struct named `structName`). Unknown fields are ignored,
+ * as Go does; a field's failure is reported as Go reports a struct field's.
+ */
+export function objectOf<F extends FieldCodecs>(structName: string, fields: F): RequiredCodec<DecodedObject<F>> {
+  const entries = Object.entries(fields);
+  return codec(structName, (value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new CodecError(jsonKind(value), structName);
+    }
+    const input = value as Record<string, unknown>;
+    const output: Record<string, unknown> = {};
+    for (const [name, field] of entries) {
+      const raw = input[name];
+      if (raw === undefined || raw === null) {
+        if (field.isOptional) continue;
+        throw new CodecError(`missing required field ${structName}.${name}`);
+      }
+      try {
+        const decoded = field.decode(raw);
+        if (decoded !== undefined) output[name] = decoded;
+      } catch (error) {
+        if (isCodecError(error)) throw new CodecError(error.inField(structName, name));
+        throw error;
+      }
+    }
+    return output as DecodedObject<F>;
+  });
+}

@@ -1,0 +1,38 @@
+/**
+ * One-byte key prefixes. A key is the bucket byte followed by big-endian numbers and raw hashes,
+ * so byte order is numeric order and range scans work. Numbers are never reused.
+ */
+export const Bucket = {
+  /** utf-8 name -> value: node-wide metadata such as the schema version. */
+  Meta: 0x00,
+} as const;
+
+export type Bucket = (typeof Bucket)[keyof typeof Bucket];
+
+/** A part of a key: raw bytes, or an unsigned number written as 8 big-endian bytes. */
+export type KeyPart = Uint8Array | number | bigint;
+
+/** Writes `value` as 8 big-endian bytes. */
+export function uint64BE(value: number | bigint): Uint8Array {
+  const bytes = new Uint8Array(8);
+  new DataView(bytes.buffer).setBigUint64(0, BigInt(value));
+  return bytes;
+}
+
+/** The key `bucket || parts...`. */
+export function bucketKey(bucket: Bucket, ...parts: readonly KeyPart[]): Uint8Array {
+  const encoded = parts.map((part) => (part instanceof Uint8Array ? part : uint64BE(part)));
+  const key = new Uint8Array(1 + encoded.reduce((total, part) => total + part.length, 0));
+  key[0] = bucket;
+  let offset = 1;
+  for (const part of encoded) {
+    key.set(part, offset);
+    offset += part.length;
+  }
+  return key;
+}
+
+/** The range of every key in `bucket`. */
+export function bucketRange(bucket: Bucket): { gte: Uint8Array; lt: Uint8Array } {
+  return { gte: Uint8Array.of(bucket), lt: Uint8Array.of(bucket + 1) };
+}

@@ -1,0 +1,125 @@
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type RocksDbModule from 'rocksdb';
+import type { KeyRange, KvStore, WriteBatch } from './kv-store.js';
+import { StartupError } from '../node/startup-error.js';
+
+type RocksDbConstructor = (typeof RocksDbModule)['default'];
+type RocksDb = ReturnType<RocksDbConstructor>;
+type IteratorOptions = Parameters<RocksDb['iterator']>[0] & object;
+
+// The package is CommonJS while its type declarations describe an ES default export.
+const rocksdb = createRequire(import.meta.url)('rocksdb') as RocksDbConstructor;
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function promised<T>(run: (done: (error: Error | undefined | null, value?: T) => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    run((error, value) => (error ? reject(error) : resolve(value as T)));
+  });
+}
+
+/** A {@link KvStore} on RocksDB (the `rocksdb` package). */
+export class RocksDbStore implements KvStore {
+  private constructor(
+    private readonly db: RocksDb,
+    readonly location: string,
+  ) {}
+
+  /** Opens (creating if needed) the database in `location`, explaining a lock held by another process. */
+  static async open(location: string): Promise<RocksDbStore> {
+    mkdirSync(location, { recursive: true });
+    const db = rocksdb(location);
+    try {
+      await promised<void>((done) => db.open({ createIfMissing: true }, done));
+    } catch (error) {
+      const message = (error as Error).message;
+      if (/lock/i.test(message)) {
+        throw new StartupError(
+          `the database at ${location} is locked by another process: another evmnode is probably running ` +
+            'with the same home. Stop it, or start this node with a different --home.',
+          { cause: error },
+        );
+      }
+      throw new StartupError(`cannot open the database at ${location}: ${message}`, { cause: error });
+    }
+    return new RocksDbStore(db, location);
+  }
+
+  async get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    try {
+      return await promised<Buffer>((done) => this.db.get(asBuffer(key), { asBuffer: true }, done as never));
+    } catch (error) {
+      if (/NotFound/i.test((error as Error).message)) return undefined;
+      throw error;
+    }
+  }
+
+  put(key: Uint8Array, value: Uint8Array): Promise<void> {
+    return promised((done) => this.db.put(asBuffer(key), asBuffer(value), done));
+  }
+
+  del(key: Uint8Array): Promise<void> {
+    return promised((done) => this.db.del(asBuffer(key), done));
+  }
+
+  batch(): WriteBatch {
+    const chained = this.db.batch();
+    let length = 0;
+    return {
+      put(key, value) {
+        chained.put(asBuffer(key), asBuffer(value));
+        length++;
+        return this;
+      },
+      del(key) {
+        chained.del(asBuffer(key));
+        length++;
+        return this;
+      },
+      get length() {
+        return length;
+      },
+      write: () =>
+        promised<void>((done) => {
+          chained.write(done);
+        }),
+    };
+  }
+
+  async *iterate(range: KeyRange = {}): AsyncIterable<readonly [Uint8Array, Uint8Array]> {
+    const options: IteratorOptions = {
+      keyAsBuffer: true,
+      valueAsBuffer: true,
+      reverse: range.reverse === true,
+      limit: range.limit ?? -1,
+    };
+    if (range.gte !== undefined) options.gte = asBuffer(range.gte);
+    if (range.gt !== undefined) options.gt = asBuffer(range.gt);
+    if (range.lte !== undefined) options.lte = asBuffer(range.lte);
+    if (range.lt !== undefined) options.lt = asBuffer(range.lt);
+    const iterator = this.db.iterator(options);
+    try {
+      for (;;) {
+        const entry = await new Promise<readonly [Buffer, Buffer] | undefined>((resolve, reject) => {
+          iterator.next((error, key, value) => {
+            if (error) reject(error);
+            else
+              // keyAsBuffer and valueAsBuffer make both Buffers.
+              resolve(key === undefined ? undefined : [key as Buffer, value as Buffer]);
+          });
+        });
+        if (entry === undefined) return;
+        yield entry;
+      }
+    } finally {
+      await promised<void>((done) => iterator.end(done));
+    }
+  }
+
+  close(): Promise<void> {
+    return promised((done) => this.db.close(done));
+  }
+}

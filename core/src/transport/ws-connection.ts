@@ -1,0 +1,57 @@
+import type { WebSocket } from 'ws';
+import type { Connection, ConnectionStateKey } from '../rpc/request-context.js';
+
+/**
+ * Bytes a client may leave unread before it is disconnected: a slow consumer is dropped rather
+ * than buffered without bound.
+ */
+export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+/** A WebSocket client with its connection-scoped state. */
+export class WsConnection implements Connection {
+  readonly #state = new Map<ConnectionStateKey<unknown>, unknown>();
+  readonly #closeListeners: (() => void)[] = [];
+  #open = true;
+
+  constructor(
+    readonly id: string,
+    private readonly socket: WebSocket,
+  ) {}
+
+  get isOpen(): boolean {
+    return this.#open;
+  }
+
+  /** Sends raw response text. */
+  send(text: string): boolean {
+    if (!this.#open) return false;
+    if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+      this.socket.terminate();
+      return false;
+    }
+    this.socket.send(text);
+    return true;
+  }
+
+  notify(method: string, params: unknown): boolean {
+    return this.send(`{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`);
+  }
+
+  state<T>(key: ConnectionStateKey<T>): T {
+    if (!this.#state.has(key)) this.#state.set(key, key.create());
+    return this.#state.get(key) as T;
+  }
+
+  onClose(listener: () => void): void {
+    if (this.#open) this.#closeListeners.push(listener);
+    else listener();
+  }
+
+  /** Called once by the transport when the socket closes. */
+  closed(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    for (const listener of this.#closeListeners.splice(0)) listener();
+    this.#state.clear();
+  }
+}

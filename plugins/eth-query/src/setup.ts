@@ -1,0 +1,10 @@
+import type { PluginSetup } from '@evmnode/core';
+import type { Deps } from './deps.js';
+import { chainIdMethods } from './methods/chain-id.js';
+import { clientVersion } from './methods/client-version.js';
+
+const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
+  rpc.register([...chainIdMethods(deps.chain), clientVersion]);
+};
+
+export default setup;
