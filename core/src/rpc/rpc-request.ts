@@ -4,6 +4,7 @@ import type { Connection, RequestContext } from './request-context.js';
 /** The per-request state a transport creates and the dispatcher fills in. */
 export class RpcRequest implements RequestContext {
   #controller: AbortController | undefined;
+  #abortReason: Error | undefined;
   #headers: [string, string][] | undefined;
 
   constructor(
@@ -13,7 +14,12 @@ export class RpcRequest implements RequestContext {
   ) {}
 
   get signal(): AbortSignal {
-    return (this.#controller ??= new AbortController()).signal;
+    if (this.#controller === undefined) {
+      // Created on first use: most calls never look at it.
+      this.#controller = new AbortController();
+      if (this.#abortReason !== undefined) this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
   }
 
   setResponseHeader(name: string, value: string): void {
@@ -27,6 +33,7 @@ export class RpcRequest implements RequestContext {
 
   /** Signals handlers still running that their answer is no longer awaited. */
   abort(reason: Error): void {
+    this.#abortReason = reason;
     this.#controller?.abort(reason);
   }
 }
