@@ -1,0 +1,124 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { Bucket, bucketKey, bucketRange, Database, isStartupError, type KvStore, MemoryStore, Repository, uint64BE, uint64Codec, utf8Codec } from '@evmnode/core';
+import { RocksDbStore } from '@evmnode/core/internal';
+
+const bytes = (...values: number[]) => Uint8Array.from(values);
+const hex = (value: Uint8Array) => Buffer.from(value).toString('hex');
+
+async function collect(iterable: AsyncIterable<readonly [Uint8Array, Uint8Array]>): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const [key] of iterable) keys.push(hex(key));
+  return keys;
+}
+
+const tempDir = () => mkdtempSync(path.join(tmpdir(), 'evmnode-storage-'));
+
+function kvStoreContract(name: string, open: () => Promise<KvStore>): void {
+  describe(`${name} key-value store`, () => {
+    let store: KvStore;
+    beforeEach(async () => {
+      store = await open();
+    });
+    afterEach(() => store.close());
+
+    it('puts, gets and deletes values', async () => {
+      await store.put(bytes(1, 2), bytes(9));
+      expect(hex((await store.get(bytes(1, 2)))!)).to.equal('09');
+      await store.del(bytes(1, 2));
+      expect(await store.get(bytes(1, 2))).to.equal(undefined);
+    });
+
+    it('applies a batch as a whole, and nothing before write()', async () => {
+      await store.put(bytes(5), bytes(5));
+      const batch = store.batch().put(bytes(1), bytes(1)).put(bytes(2), bytes(2)).del(bytes(5));
+      expect(batch.length).to.equal(3);
+      expect(await store.get(bytes(1))).to.equal(undefined);
+      await batch.write();
+      expect(await collect(store.iterate())).to.deep.equal(['01', '02']);
+    });
+
+    it('iterates in byte order within bounds, forwards, backwards and limited', async () => {
+      const batch = store.batch();
+      for (const key of [[3], [1], [2, 0], [2], [4]]) batch.put(Uint8Array.from(key), bytes(0));
+      await batch.write();
+      expect(await collect(store.iterate())).to.deep.equal(['01', '02', '0200', '03', '04']);
+      expect(await collect(store.iterate({ gte: bytes(2), lt: bytes(4) }))).to.deep.equal(['02', '0200', '03']);
+      expect(await collect(store.iterate({ gt: bytes(2), lte: bytes(4) }))).to.deep.equal(['0200', '03', '04']);
+      expect(await collect(store.iterate({ reverse: true, limit: 2 }))).to.deep.equal(['04', '03']);
+    });
+  });
+}
+
+kvStoreContract('in-memory', () => Promise.resolve(new MemoryStore()));
+kvStoreContract('RocksDB', () => RocksDbStore.open(tempDir()));
+
+describe('keys and repositories', () => {
+  it('writes numbers big-endian after the bucket byte so that byte order is numeric order', () => {
+    expect(hex(bucketKey(Bucket.Meta, 258, bytes(0xab)))).to.equal('00' + '0000000000000102' + 'ab');
+    expect(hex(uint64BE(2n ** 64n - 1n))).to.equal('ffffffffffffffff');
+    expect(bucketRange(Bucket.Meta)).to.deep.equal({ gte: bytes(0), lt: bytes(1) });
+  });
+
+  it('reads typed values, writes through a batch and iterates a numeric range in order', async () => {
+    const store = new MemoryStore();
+    const heights = new Repository(store, Bucket.Meta, uint64Codec, utf8Codec);
+    const batch = store.batch();
+    for (const height of [300n, 2n, 256n, 1n]) heights.put(batch, height, `block ${height}`);
+    expect(await heights.get(2n)).to.equal(undefined);
+    await batch.write();
+    expect(await heights.get(256n)).to.equal('block 256');
+    const seen: string[] = [];
+    for await (const [height, value] of heights.entries({ gte: 2n, lt: 300n })) seen.push(`${height}=${value}`);
+    expect(seen).to.deep.equal(['2=block 2', '256=block 256']);
+    const last: bigint[] = [];
+    for await (const [height] of heights.entries({ reverse: true, limit: 1 })) last.push(height);
+    expect(last).to.deep.equal([300n]);
+  });
+});
+
+describe('database', () => {
+  it('writes the schema version into a new database and accepts it on reopening', async () => {
+    const home = tempDir();
+    const first = await Database.openInHome(home);
+    expect(await first.meta.get('schema-version')).to.equal(1n);
+    await first.close();
+    const second = await Database.openInHome(home);
+    await second.close();
+  });
+
+  it('refuses a database written with another schema version', async () => {
+    const store = new MemoryStore();
+    const meta = new Repository(store, Bucket.Meta, utf8Codec, uint64Codec);
+    const batch = store.batch();
+    meta.put(batch, 'schema-version', 7n);
+    await batch.write();
+    const error = await Database.open(store).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(isStartupError(error)).to.equal(true);
+    expect((error as Error).message).to.equal(
+      'the database has schema version 7, but this evmnode reads version 1: start with a new --home, or run the evmnode release that wrote it.',
+    );
+  });
+
+  it('explains a database locked by another process', async () => {
+    const home = tempDir();
+    const holder = await Database.openInHome(home);
+    try {
+      const error = await Database.openInHome(home).then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      expect(isStartupError(error)).to.equal(true);
+      expect((error as Error).message).to.equal(
+        `the database at ${path.join(home, 'data')} is locked by another process: another evmnode is probably running with the same home. Stop it, or start this node with a different --home.`,
+      );
+    } finally {
+      await holder.close();
+    }
+  });
+});

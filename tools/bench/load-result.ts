@@ -1,0 +1,20 @@
+/** What one measured run produced, reduced to the figures the report prints. */
+export interface LoadResult {
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Failed or wrong answers: transport errors, non-2xx, wrong result or id, lost requests. */
+  readonly errors: number;
+}
+
+/** Nearest-rank percentiles over every recorded round trip (no histogram bucketing). */
+export function toLoadResult(latenciesMs: readonly number[], seconds: number, errors: number): LoadResult {
+  const sorted = Float64Array.from(latenciesMs).sort();
+  const percentile = (p: number): number => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+  return {
+    requestsPerSecond: latenciesMs.length / seconds,
+    p50Ms: percentile(50),
+    p99Ms: percentile(99),
+    errors,
+  };
+}
