@@ -10,11 +10,18 @@ export function dispatcherHarness(methods: readonly MethodDefinition[], config: 
   registry.register('test', methods);
   const hooks = new RequestHooks();
   const logs: Record<string, unknown>[] = [];
-  const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
+  const logger = pino(
+    { level: 'info' },
+    { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) },
+  );
   const dispatcher = new Dispatcher(registry, hooks, core, logger);
 
   /** Sends `body` (JSON text) and returns the raw response text, or undefined for no response. */
-  async function sendRaw(body: string, transport: Transport = 'http', request = new RpcRequest(transport, 'req-1', undefined)) {
+  async function sendRaw(
+    body: string,
+    transport: Transport = 'http',
+    request = new RpcRequest(transport, 'req-1', undefined),
+  ) {
     return dispatcher.dispatch(JSON.parse(body) as unknown, body, request);
   }
 

@@ -22,7 +22,7 @@ export async function runHttpLoad(
         connections,
         duration: seconds,
         verifyBody: (body) => {
-          const ok = answeredId(body.toString(), chainId) === 1;
+          const ok = answeredId(body?.toString() ?? '', chainId) === 1;
           // autocannon emits 'response' (recorded below) just before verifying: a wrong answer is no sample.
           // Any status but 200 carries no `result`, so it fails here too and counts as a mismatch.
           if (!ok) latenciesMs.pop();

@@ -64,8 +64,11 @@ export interface PluginManifest<D extends ServiceDeps = ServiceDeps, C = Readonl
   readonly deps?: D;
   /** Services the setup provides to later plugins. */
   readonly provides?: readonly ServiceToken<unknown>[];
-  /** Imports the implementation, e.g. `() => import('./setup.js')`. */
-  readonly setup: () => Promise<{ readonly default: PluginSetup<D, C> }>;
+  /**
+   * Imports the implementation, e.g. `() => import('./setup.js')`. Its types follow from `deps`
+   * (and the config type given to {@link definePlugin}), never the other way round.
+   */
+  readonly setup: () => Promise<{ readonly default: PluginSetup<NoInfer<D>, NoInfer<C>> }>;
 }
 
 const PLUGIN_ID = /^[a-z0-9][a-z0-9-]*$/;

@@ -1,0 +1,218 @@
+import { gunzipSync } from 'node:zlib';
+import { expect } from 'chai';
+import { startTestNode, type TestNode } from '@evmnode/core/testing';
+import { fixturePlugin } from '../support/plugins/paths.js';
+import { post, rpc } from '../support/rpc-client.js';
+
+const CHAIN_ID_CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
+const PARSE_ERROR = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } };
+
+describe('HTTP transport', () => {
+  let node: TestNode;
+  before(async () => {
+    node = await startTestNode({ plugins: ['eth-query', fixturePlugin('fixture-rpc')] });
+  });
+  after(() => node.stop());
+
+  // Every bad-input test ends by checking that the node still answers.
+  afterEach(async () => {
+    expect((await rpc(node.url, 'eth_chainId')).result).to.equal('0xae3f2');
+  });
+
+  it('serves a POST with a JSON body as application/json', async () => {
+    const response = await post(node.url, CHAIN_ID_CALL);
+    expect(response.status).to.equal(200);
+    expect(response.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+    expect(JSON.parse(response.text)).to.deep.equal({ jsonrpc: '2.0', id: 1, result: '0xae3f2' });
+  });
+
+  it('accepts the JSON-RPC content types geth accepts', async () => {
+    for (const type of ['application/json-rpc', 'application/jsonrequest', 'application/json; charset=utf-8']) {
+      expect((await post(node.url, CHAIN_ID_CALL, { 'content-type': type })).status).to.equal(200);
+    }
+  });
+
+  describe('bad input', () => {
+    it('answers truncated JSON with -32700', async () => {
+      const response = await post(node.url, '{"jsonrpc":"2.0","id":1,"method":"eth_chai');
+      expect(response.status).to.equal(200);
+      expect(JSON.parse(response.text)).to.deep.equal(PARSE_ERROR);
+    });
+
+    it('answers an empty body with -32700', async () => {
+      expect(JSON.parse((await post(node.url, '')).text)).to.deep.equal(PARSE_ERROR);
+    });
+
+    it('answers a top-level string or number with -32600', async () => {
+      for (const body of ['"eth_chainId"', '12']) {
+        expect(JSON.parse((await post(node.url, body)).text)).to.deep.equal({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: 'invalid request' },
+        });
+      }
+    });
+
+    it('answers params that are not an array with -32602', async () => {
+      const response = await post(node.url, '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":"0x1"}');
+      expect(JSON.parse(response.text).error).to.deep.equal({ code: -32602, message: 'non-array args' });
+    });
+
+    it('survives 10,000 levels of nesting, as a batch element and as a parameter', async () => {
+      const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+      expect(JSON.parse((await post(node.url, deep)).text)).to.deep.equal([{ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request' } }]);
+      const asParam = `{"jsonrpc":"2.0","id":2,"method":"eth_chainId","params":[${deep}]}`;
+      expect(JSON.parse((await post(node.url, asParam)).text).error).to.deep.equal({ code: -32602, message: 'too many arguments, want at most 0' });
+    });
+
+    it('answers a 4 MiB string parameter with a parameter error', async () => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'eth_chainId', params: ['a'.repeat(4 * 1024 * 1024)] });
+      const response = await post(node.url, body);
+      expect(response.status).to.equal(200);
+      expect(JSON.parse(response.text).error).to.deep.equal({ code: -32602, message: 'too many arguments, want at most 0' });
+    });
+
+    it("answers a batch of 5,000 with geth's single 'batch too large' element", async () => {
+      const batch = Array.from({ length: 5000 }, (_, index) => ({ jsonrpc: '2.0', id: index + 1, method: 'eth_chainId' }));
+      expect(JSON.parse((await post(node.url, JSON.stringify(batch))).text)).to.deep.equal([
+        { jsonrpc: '2.0', id: 1, error: { code: -32600, message: 'batch too large' } },
+      ]);
+    });
+
+    it('reads non-UTF-8 bytes as replacement characters and answers the call', async () => {
+      const prefix = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"eth_');
+      const body = Buffer.concat([prefix, Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')]);
+      const response = JSON.parse((await post(node.url, body)).text);
+      expect(response.error.code).to.equal(-32601);
+      expect(response.error.message).to.equal('the method eth_\ufffd\ufffd\ufffd does not exist/is not available');
+    });
+
+    it('refuses a body over 5 MiB with HTTP 413', async () => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: ['a'.repeat(5 * 1024 * 1024)] });
+      const response = await post(node.url, body);
+      expect(response.status).to.equal(413);
+      expect(JSON.parse(response.text)).to.deep.equal({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'request body too large: the limit is 5242880 bytes' },
+      });
+    });
+
+    it('refuses another content type with HTTP 415', async () => {
+      for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }]) {
+        const response = await post(node.url, CHAIN_ID_CALL, headers);
+        expect(response.status).to.equal(415);
+        expect(response.text).to.equal('invalid content type, only application/json is supported');
+      }
+    });
+
+    it('refuses methods other than POST, GET and OPTIONS with HTTP 405', async () => {
+      expect((await fetch(node.url, { method: 'PUT', body: CHAIN_ID_CALL })).status).to.equal(405);
+    });
+  });
+
+  describe('health, metrics, CORS and compression', () => {
+    it('answers a GET with an empty body with 200, and /health with a status', async () => {
+      const root = await fetch(node.url);
+      expect(root.status).to.equal(200);
+      expect(await root.text()).to.equal('');
+      const health = await fetch(`${node.url}/health`);
+      expect(health.status).to.equal(200);
+      expect(await health.json()).to.deep.equal({ status: 'ok' });
+    });
+
+    it('serves Prometheus metrics: calls and latency per method, errors per code', async () => {
+      await rpc(node.url, 'net_version');
+      await rpc(node.url, 'eth_nope');
+      const response = await fetch(`${node.url}/metrics`);
+      expect(response.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);
+      const text = await response.text();
+      expect(text).to.match(/^evmnode_rpc_requests_total\{method="net_version"\} [1-9]\d*$/m);
+      expect(text).to.match(/^evmnode_rpc_request_duration_seconds_count\{method="net_version"\} [1-9]\d*$/m);
+      expect(text).to.match(/^evmnode_rpc_errors_total\{method="unknown",code="-32601"\} [1-9]\d*$/m);
+      expect(text).to.include('evmnode_process_cpu_user_seconds_total');
+    });
+
+    it('allows any origin by default and answers preflight requests', async () => {
+      const response = await fetch(node.url, { method: 'POST', body: CHAIN_ID_CALL, headers: { 'content-type': 'application/json', origin: 'https://dapp.example' } });
+      expect(response.headers.get('access-control-allow-origin')).to.equal('*');
+      const preflight = await fetch(node.url, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://dapp.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
+      expect(preflight.status).to.equal(204);
+      expect(preflight.headers.get('access-control-allow-methods')).to.include('POST');
+    });
+
+    it('gzips a response when the client asks', async () => {
+      const batch = JSON.stringify(Array.from({ length: 50 }, (_, index) => ({ jsonrpc: '2.0', id: index, method: 'web3_clientVersion' })));
+      const response = await fetch(node.url, { method: 'POST', body: batch, headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } });
+      expect(response.headers.get('content-encoding')).to.equal('gzip');
+      expect(await response.json()).to.have.length(50);
+    });
+
+    it('does not compress when the client does not ask', async () => {
+      const response = await post(node.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'fixture_big' }), { 'content-type': 'application/json', 'accept-encoding': 'identity' });
+      expect(response.headers.get('content-encoding')).to.equal(null);
+      expect(JSON.parse(response.text).result).to.have.length(4096);
+      expect(() => gunzipSync(Buffer.from(response.text))).to.throw();
+    });
+
+    it('sends the response headers calls ask for', async () => {
+      const response = await post(node.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'fixture_header' }));
+      expect(response.headers.get('ext-legacy-rpc-deprecation')).to.equal('deprecated');
+    });
+  });
+});
+
+describe('HTTP transport settings', () => {
+  it('allows only the configured CORS origins', async () => {
+    const node = await startTestNode({ config: { evm: { cors_origins: ['https://good.example'] } } });
+    try {
+      const ask = (origin: string) => fetch(node.url, { method: 'POST', body: CHAIN_ID_CALL, headers: { 'content-type': 'application/json', origin } });
+      expect((await ask('https://good.example')).headers.get('access-control-allow-origin')).to.equal('https://good.example');
+      expect((await ask('https://evil.example')).headers.get('access-control-allow-origin')).to.equal(null);
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it('answers a call still running 100 ms before write_timeout with -32002', async () => {
+    const node = await startTestNode({ plugins: ['eth-query', fixturePlugin('fixture-rpc')], config: { evm: { write_timeout: 400 } } });
+    try {
+      const started = Date.now();
+      const batch = [
+        { jsonrpc: '2.0', id: 1, method: 'fixture_sleep', params: ['0x2710'] },
+        { jsonrpc: '2.0', id: 2, method: 'eth_chainId' },
+      ];
+      const response = JSON.parse((await post(node.url, JSON.stringify(batch))).text);
+      expect(Date.now() - started).to.be.below(2000);
+      expect(response).to.deep.equal([
+        { jsonrpc: '2.0', id: 1, error: { code: -32002, message: 'request timed out' } },
+        { jsonrpc: '2.0', id: 2, result: '0xae3f2' },
+      ]);
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it('finishes in-flight requests on shutdown, then refuses connections', async () => {
+    const node = await startTestNode({ plugins: ['eth-query', fixturePlugin('fixture-rpc')] });
+    const inFlight = rpc(node.url, 'fixture_sleep', ['0x12c']);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await node.stop();
+    expect((await inFlight).result).to.equal('awake');
+    const refused = await fetch(node.url, { method: 'POST', body: CHAIN_ID_CALL, headers: { 'content-type': 'application/json' } }).then(
+      () => 'answered',
+      () => 'refused',
+    );
+    expect(refused).to.equal('refused');
+  });
+
+  it('serves neither transport when both are disabled', async () => {
+    const node = await startTestNode({ config: { evm: { http_enabled: false, ws_enabled: false } } });
+    expect(node.url).to.equal('');
+    expect(node.wsUrl).to.equal('');
+    await node.stop();
+  });
+});

@@ -1,0 +1,46 @@
+import { defineConnectionState, defineMethod, definePlugin, type PluginSetup, uint64 } from '@evmnode/core';
+import { fixtureEvents } from './shared.js';
+
+const subscriptionCount = defineConnectionState('fixture subscriptions', () => ({ count: 0 }));
+
+/** Methods that exercise core's transports: policy, connection state, notifications, headers, deadlines. */
+const setup: PluginSetup = ({ rpc }) => {
+  rpc.register([defineMethod({ name: 'debug_ping', params: [], handler: () => 'pong' })], { transports: ['http'] });
+  rpc.register(
+    [
+      defineMethod({
+        name: 'fixture_subscribe',
+        params: [],
+        handler: (_params, { connection }) => {
+          const state = connection!.state(subscriptionCount);
+          const id = `0x${(++state.count).toString(16)}`;
+          connection!.onClose(() => fixtureEvents.push(`closed:${connection!.id}`));
+          setImmediate(() => connection!.notify('fixture_subscription', { subscription: id, result: 'hello' }));
+          return id;
+        },
+      }),
+    ],
+    { transports: ['ws'] },
+  );
+  rpc.register([
+    defineMethod({
+      name: 'fixture_sleep',
+      params: [uint64],
+      handler: async ([ms]) => {
+        await new Promise((resolve) => setTimeout(resolve, Number(ms)));
+        return 'awake';
+      },
+    }),
+    defineMethod({
+      name: 'fixture_header',
+      params: [],
+      handler: (_params, request) => {
+        request.setResponseHeader('Ext-Legacy-RPC-Deprecation', 'deprecated');
+        return 'with header';
+      },
+    }),
+    defineMethod({ name: 'fixture_big', params: [], handler: () => 'x'.repeat(4096) }),
+  ]);
+};
+
+export default definePlugin({ id: 'fixture-rpc', coreApi: '^1.0.0', setup: () => Promise.resolve({ default: setup }) });
