@@ -35,6 +35,12 @@ export default tseslint.config(
     rules: {
       // chai's property assertions (expect(x).to.be.true) are expressions.
       '@typescript-eslint/no-unused-expressions': 'off',
+      // Tests read JSON-RPC answers as untyped JSON and assert their exact shape.
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
   prettier,

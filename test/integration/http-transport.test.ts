@@ -60,20 +60,37 @@ describe('HTTP transport', () => {
 
     it('survives 10,000 levels of nesting, as a batch element and as a parameter', async () => {
       const deep = '['.repeat(10_000) + ']'.repeat(10_000);
-      expect(JSON.parse((await post(node.url, deep)).text)).to.deep.equal([{ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request' } }]);
+      expect(JSON.parse((await post(node.url, deep)).text)).to.deep.equal([
+        { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request' } },
+      ]);
       const asParam = `{"jsonrpc":"2.0","id":2,"method":"eth_chainId","params":[${deep}]}`;
-      expect(JSON.parse((await post(node.url, asParam)).text).error).to.deep.equal({ code: -32602, message: 'too many arguments, want at most 0' });
+      expect(JSON.parse((await post(node.url, asParam)).text).error).to.deep.equal({
+        code: -32602,
+        message: 'too many arguments, want at most 0',
+      });
     });
 
     it('answers a 4 MiB string parameter with a parameter error', async () => {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'eth_chainId', params: ['a'.repeat(4 * 1024 * 1024)] });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'eth_chainId',
+        params: ['a'.repeat(4 * 1024 * 1024)],
+      });
       const response = await post(node.url, body);
       expect(response.status).to.equal(200);
-      expect(JSON.parse(response.text).error).to.deep.equal({ code: -32602, message: 'too many arguments, want at most 0' });
+      expect(JSON.parse(response.text).error).to.deep.equal({
+        code: -32602,
+        message: 'too many arguments, want at most 0',
+      });
     });
 
     it("answers a batch of 5,000 with geth's single 'batch too large' element", async () => {
-      const batch = Array.from({ length: 5000 }, (_, index) => ({ jsonrpc: '2.0', id: index + 1, method: 'eth_chainId' }));
+      const batch = Array.from({ length: 5000 }, (_, index) => ({
+        jsonrpc: '2.0',
+        id: index + 1,
+        method: 'eth_chainId',
+      }));
       expect(JSON.parse((await post(node.url, JSON.stringify(batch))).text)).to.deep.equal([
         { jsonrpc: '2.0', id: 1, error: { code: -32600, message: 'batch too large' } },
       ]);
@@ -88,7 +105,12 @@ describe('HTTP transport', () => {
     });
 
     it('refuses a body over 5 MiB with HTTP 413', async () => {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: ['a'.repeat(5 * 1024 * 1024)] });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'eth_chainId',
+        params: ['a'.repeat(5 * 1024 * 1024)],
+      });
       const response = await post(node.url, body);
       expect(response.status).to.equal(413);
       expect(JSON.parse(response.text)).to.deep.equal({
@@ -99,7 +121,10 @@ describe('HTTP transport', () => {
     });
 
     it('refuses another content type with HTTP 415', async () => {
-      for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }]) {
+      for (const headers of [
+        { 'content-type': 'text/plain' },
+        { 'content-type': 'application/x-www-form-urlencoded' },
+      ]) {
         const response = await post(node.url, CHAIN_ID_CALL, headers);
         expect(response.status).to.equal(415);
         expect(response.text).to.equal('invalid content type, only application/json is supported');
@@ -134,25 +159,42 @@ describe('HTTP transport', () => {
     });
 
     it('allows any origin by default and answers preflight requests', async () => {
-      const response = await fetch(node.url, { method: 'POST', body: CHAIN_ID_CALL, headers: { 'content-type': 'application/json', origin: 'https://dapp.example' } });
+      const response = await fetch(node.url, {
+        method: 'POST',
+        body: CHAIN_ID_CALL,
+        headers: { 'content-type': 'application/json', origin: 'https://dapp.example' },
+      });
       expect(response.headers.get('access-control-allow-origin')).to.equal('*');
       const preflight = await fetch(node.url, {
         method: 'OPTIONS',
-        headers: { origin: 'https://dapp.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+        headers: {
+          origin: 'https://dapp.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
       });
       expect(preflight.status).to.equal(204);
       expect(preflight.headers.get('access-control-allow-methods')).to.include('POST');
     });
 
     it('gzips a response when the client asks', async () => {
-      const batch = JSON.stringify(Array.from({ length: 50 }, (_, index) => ({ jsonrpc: '2.0', id: index, method: 'web3_clientVersion' })));
-      const response = await fetch(node.url, { method: 'POST', body: batch, headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } });
+      const batch = JSON.stringify(
+        Array.from({ length: 50 }, (_, index) => ({ jsonrpc: '2.0', id: index, method: 'web3_clientVersion' })),
+      );
+      const response = await fetch(node.url, {
+        method: 'POST',
+        body: batch,
+        headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' },
+      });
       expect(response.headers.get('content-encoding')).to.equal('gzip');
       expect(await response.json()).to.have.length(50);
     });
 
     it('does not compress when the client does not ask', async () => {
-      const response = await post(node.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'fixture_big' }), { 'content-type': 'application/json', 'accept-encoding': 'identity' });
+      const response = await post(node.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'fixture_big' }), {
+        'content-type': 'application/json',
+        'accept-encoding': 'identity',
+      });
       expect(response.headers.get('content-encoding')).to.equal(null);
       expect(JSON.parse(response.text).result).to.have.length(4096);
       expect(() => gunzipSync(Buffer.from(response.text))).to.throw();
@@ -169,8 +211,15 @@ describe('HTTP transport settings', () => {
   it('allows only the configured CORS origins', async () => {
     const node = await startTestNode({ config: { evm: { cors_origins: ['https://good.example'] } } });
     try {
-      const ask = (origin: string) => fetch(node.url, { method: 'POST', body: CHAIN_ID_CALL, headers: { 'content-type': 'application/json', origin } });
-      expect((await ask('https://good.example')).headers.get('access-control-allow-origin')).to.equal('https://good.example');
+      const ask = (origin: string) =>
+        fetch(node.url, {
+          method: 'POST',
+          body: CHAIN_ID_CALL,
+          headers: { 'content-type': 'application/json', origin },
+        });
+      expect((await ask('https://good.example')).headers.get('access-control-allow-origin')).to.equal(
+        'https://good.example',
+      );
       expect((await ask('https://evil.example')).headers.get('access-control-allow-origin')).to.equal(null);
     } finally {
       await node.stop();
@@ -178,7 +227,10 @@ describe('HTTP transport settings', () => {
   });
 
   it('answers a call still running 100 ms before write_timeout with -32002', async () => {
-    const node = await startTestNode({ plugins: ['eth-query', fixturePlugin('fixture-rpc')], config: { evm: { write_timeout: 400 } } });
+    const node = await startTestNode({
+      plugins: ['eth-query', fixturePlugin('fixture-rpc')],
+      config: { evm: { write_timeout: 400 } },
+    });
     try {
       const started = Date.now();
       const batch = [
@@ -202,7 +254,11 @@ describe('HTTP transport settings', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     await node.stop();
     expect((await inFlight).result).to.equal('awake');
-    const refused = await fetch(node.url, { method: 'POST', body: CHAIN_ID_CALL, headers: { 'content-type': 'application/json' } }).then(
+    const refused = await fetch(node.url, {
+      method: 'POST',
+      body: CHAIN_ID_CALL,
+      headers: { 'content-type': 'application/json' },
+    }).then(
       () => 'answered',
       () => 'refused',
     );

@@ -5,7 +5,11 @@ export interface RawResponse {
   readonly text: string;
 }
 
-export async function post(url: string, body: string | Uint8Array, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<RawResponse> {
+export async function post(
+  url: string,
+  body: string | Uint8Array,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+): Promise<RawResponse> {
   const response = await fetch(url, { method: 'POST', body, headers });
   return { status: response.status, headers: response.headers, text: await response.text() };
 }

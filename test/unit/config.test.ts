@@ -4,7 +4,15 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { parse as parseToml } from 'smol-toml';
 import { isStartupError } from '@evmnode/core';
-import { coreSchema, envNameOf, loadNodeConfig, parseFlags, readConfigLayers, renderAppToml, type ConfigSources } from '@evmnode/core/internal';
+import {
+  coreSchema,
+  envNameOf,
+  loadNodeConfig,
+  parseFlags,
+  readConfigLayers,
+  renderAppToml,
+  type ConfigSources,
+} from '@evmnode/core/internal';
 
 function homeWithConfig(toml: string): string {
   const home = mkdtempSync(path.join(tmpdir(), 'evmnode-config-'));
@@ -13,7 +21,10 @@ function homeWithConfig(toml: string): string {
   return home;
 }
 
-function load(sources: Partial<ConfigSources> & { home: string }, fragments = new Map<string, Record<string, unknown>>()) {
+function load(
+  sources: Partial<ConfigSources> & { home: string },
+  fragments = new Map<string, Record<string, unknown>>(),
+) {
   return loadNodeConfig(readConfigLayers({ env: {}, flags: [], ...sources }), fragments);
 }
 
@@ -55,7 +66,9 @@ describe('configuration', () => {
     expect(load({ home: '/nonexistent' }).core.node.chain_id).to.equal(713714);
     expect(load({ home: homeWithConfig('[node]\nnetwork = "testnet"\n') }).core.node.chain_id).to.equal(1328);
     expect(load({ home: '/nonexistent', env: { EVMNODE_NODE_NETWORK: 'mainnet' } }).core.node.chain_id).to.equal(1329);
-    expect(load({ home: '/nonexistent', flags: ['--node.network', 'testnet', '--node.chain_id', '99'] }).core.node.chain_id).to.equal(99);
+    expect(
+      load({ home: '/nonexistent', flags: ['--node.network', 'testnet', '--node.chain_id', '99'] }).core.node.chain_id,
+    ).to.equal(99);
   });
 
   it('lets flags beat the environment, and the environment beat the file', () => {
@@ -81,7 +94,9 @@ describe('configuration', () => {
 
   it('reads an explicit --config file', () => {
     const home = homeWithConfig('[evm]\nhttp_port = 4444\n');
-    expect(load({ home: '/nonexistent', configFile: path.join(home, 'config', 'app.toml') }).core.evm.http_port).to.equal(4444);
+    expect(
+      load({ home: '/nonexistent', configFile: path.join(home, 'config', 'app.toml') }).core.evm.http_port,
+    ).to.equal(4444);
   });
 
   it('stops on a typo in app.toml, naming the key', () => {
@@ -99,26 +114,44 @@ describe('configuration', () => {
   });
 
   it('stops on a value of the wrong type, naming the key', () => {
-    expect(startupErrorOf(() => load({ home: homeWithConfig('[evm]\nhttp_port = "eighty"\n') }))).to.match(/^invalid configuration: evm\.http_port: ports must be within range 0 - 65535/);
-    expect(startupErrorOf(() => load({ home: '/nonexistent', flags: ['--evm.write_timeout', 'soon'] }))).to.match(/^invalid configuration: evm\.write_timeout: must be a duration/);
+    expect(startupErrorOf(() => load({ home: homeWithConfig('[evm]\nhttp_port = "eighty"\n') }))).to.match(
+      /^invalid configuration: evm\.http_port: ports must be within range 0 - 65535/,
+    );
+    expect(startupErrorOf(() => load({ home: '/nonexistent', flags: ['--evm.write_timeout', 'soon'] }))).to.match(
+      /^invalid configuration: evm\.write_timeout: must be a duration/,
+    );
     expect(startupErrorOf(() => load({ home: '/nonexistent', flags: ['--node.network', 'moonnet'] }))).to.equal(
       'node.network must be one of local, testnet, mainnet; got "moonnet"',
     );
   });
 
   it('explains a file that is not TOML and an explicit file that is missing', () => {
-    expect(startupErrorOf(() => load({ home: homeWithConfig('[evm\nhttp_port = 1\n') }))).to.match(/^the config file .*app\.toml is not valid TOML: /);
-    expect(startupErrorOf(() => load({ home: '/nonexistent', configFile: '/nonexistent/app.toml' }))).to.match(/^cannot read the config file \/nonexistent\/app\.toml: /);
+    expect(startupErrorOf(() => load({ home: homeWithConfig('[evm\nhttp_port = 1\n') }))).to.match(
+      /^the config file .*app\.toml is not valid TOML: /,
+    );
+    expect(startupErrorOf(() => load({ home: '/nonexistent', configFile: '/nonexistent/app.toml' }))).to.match(
+      /^cannot read the config file \/nonexistent\/app\.toml: /,
+    );
   });
 
-  it("mounts plugin fragments at [plugins.<id>], validated strictly and blamed on the plugin", () => {
+  it('mounts plugin fragments at [plugins.<id>], validated strictly and blamed on the plugin', () => {
     const fragments = new Map([['hello-world', { greeting: { doc: 'greeting', format: String, default: 'Hello' } }]]);
-    expect(load({ home: homeWithConfig('[plugins.hello-world]\ngreeting = "Hi"\n') }, fragments).plugin('hello-world')).to.deep.equal({ greeting: 'Hi' });
-    expect(load({ home: '/nonexistent', env: { EVMNODE_PLUGINS_HELLO_WORLD_GREETING: 'Hey' } }, fragments).plugin('hello-world')).to.deep.equal({ greeting: 'Hey' });
-    expect(startupErrorOf(() => load({ home: homeWithConfig('[plugins.hello-world]\ngreeting = 5\n') }, fragments))).to.equal(
+    expect(
+      load({ home: homeWithConfig('[plugins.hello-world]\ngreeting = "Hi"\n') }, fragments).plugin('hello-world'),
+    ).to.deep.equal({ greeting: 'Hi' });
+    expect(
+      load({ home: '/nonexistent', env: { EVMNODE_PLUGINS_HELLO_WORLD_GREETING: 'Hey' } }, fragments).plugin(
+        'hello-world',
+      ),
+    ).to.deep.equal({ greeting: 'Hey' });
+    expect(
+      startupErrorOf(() => load({ home: homeWithConfig('[plugins.hello-world]\ngreeting = 5\n') }, fragments)),
+    ).to.equal(
       'plugin "hello-world" has an invalid configuration: plugins.hello-world.greeting: must be of type String: value was 5; fix [plugins.hello-world] in app.toml.',
     );
-    expect(startupErrorOf(() => load({ home: homeWithConfig('[plugins.hello-world]\ngretting = "x"\n') }, fragments))).to.equal(
+    expect(
+      startupErrorOf(() => load({ home: homeWithConfig('[plugins.hello-world]\ngretting = "x"\n') }, fragments)),
+    ).to.equal(
       'plugin "hello-world" has an invalid configuration: configuration param \'plugins.hello-world.gretting\' not declared in the schema; fix [plugins.hello-world] in app.toml.',
     );
   });
@@ -136,11 +169,15 @@ describe('configuration', () => {
   it('renders an app.toml with every key and its doc that loads back to the same values', () => {
     const config = load({ home: '/nonexistent', flags: ['--evm.http_port', '9999'] });
     const toml = renderAppToml(config.schema, config.values(), '# header');
-    expect(toml).to.include('# Gas cap of eth_call, eth_estimateGas and eth_createAccessList.\nsimulation_gas_limit = 10000000');
+    expect(toml).to.include(
+      '# Gas cap of eth_call, eth_estimateGas and eth_createAccessList.\nsimulation_gas_limit = 10000000',
+    );
     expect(toml).to.include('filter_timeout = "2m"');
     const parsed = parseToml(toml) as Record<string, Record<string, unknown>>;
     for (const section of Object.keys(coreSchema)) {
-      expect(Object.keys(parsed[section]!)).to.deep.equal(Object.keys((coreSchema as Record<string, object>)[section]!));
+      expect(Object.keys(parsed[section]!)).to.deep.equal(
+        Object.keys((coreSchema as Record<string, object>)[section]!),
+      );
     }
     const reloaded = load({ home: homeWithConfig(toml) });
     expect(reloaded.values()).to.deep.equal(config.values());

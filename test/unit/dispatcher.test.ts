@@ -14,7 +14,11 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let notified = 0;
 const methods = [
-  defineMethod({ name: 'test_echo', params: [quantity, address.optional()], handler: ([n, who]) => ({ n: `0x${n.toString(16)}`, who: who ?? null }) }),
+  defineMethod({
+    name: 'test_echo',
+    params: [quantity, address.optional()],
+    handler: ([n, who]) => ({ n: `0x${n.toString(16)}`, who: who ?? null }),
+  }),
   defineMethod({ name: 'test_notify', params: [], handler: () => void notified++ }),
   defineMethod({ name: 'test_async', params: [], handler: async () => (await delay(5), 'later') }),
   defineMethod({
@@ -46,7 +50,11 @@ const methods = [
     params: [],
     handler: () => {
       // An error from a second copy of core: recognised by its brand, not its class.
-      throw Object.assign(new Error('from elsewhere'), { [Symbol.for('evmnode.rpc-error')]: true, code: -32005, data: undefined });
+      throw Object.assign(new Error('from elsewhere'), {
+        [Symbol.for('evmnode.rpc-error')]: true,
+        code: -32005,
+        data: undefined,
+      });
     },
   }),
   defineMethod({
@@ -66,14 +74,20 @@ describe('dispatcher', () => {
 
   describe('envelope', () => {
     it('answers a call with jsonrpc, the id and the result', async () => {
-      expect(await send(call('test_echo', ['0x10']))).to.deep.equal({ jsonrpc: '2.0', id: 1, result: { n: '0x10', who: null } });
+      expect(await send(call('test_echo', ['0x10']))).to.deep.equal({
+        jsonrpc: '2.0',
+        id: 1,
+        result: { n: '0x10', who: null },
+      });
     });
 
     it('echoes string, number and null ids exactly', async () => {
       expect((await send(call('test_echo', ['0x1'], 'abc'))).id).to.equal('abc');
       expect((await send(call('test_echo', ['0x1'], 0))).id).to.equal(0);
       expect((await send(call('test_echo', ['0x1'], null))).id).to.equal(null);
-      expect(await sendRaw('{"jsonrpc":"2.0","id":-1.5,"method":"test_echo","params":["0x1"]}')).to.include('"id":-1.5,');
+      expect(await sendRaw('{"jsonrpc":"2.0","id":-1.5,"method":"test_echo","params":["0x1"]}')).to.include(
+        '"id":-1.5,',
+      );
     });
 
     it('keeps every digit of an integer id beyond 2^53, alone and in a batch', async () => {
@@ -81,7 +95,9 @@ describe('dispatcher', () => {
       expect(await sendRaw(`{"jsonrpc":"2.0","id":${big},"method":"test_echo","params":["0x1"]}`)).to.equal(
         `{"jsonrpc":"2.0","id":${big},"result":{"n":"0x1","who":null}}`,
       );
-      const batch = await sendRaw(`[{"jsonrpc":"2.0","id":1,"method":"test_async"},{"jsonrpc":"2.0","id":${big},"method":"nope_x"}]`);
+      const batch = await sendRaw(
+        `[{"jsonrpc":"2.0","id":1,"method":"test_async"},{"jsonrpc":"2.0","id":${big},"method":"nope_x"}]`,
+      );
       expect(batch).to.include(`"id":${big},"error"`);
     });
 
@@ -139,9 +155,13 @@ describe('dispatcher', () => {
     it('names the argument that does not decode, the missing one, and the most allowed', async () => {
       expect((await send(call('test_echo', ['12']))).error).to.deep.equal({
         code: -32602,
-        message: 'invalid argument 0: json: cannot unmarshal hex string without 0x prefix into Go value of type *hexutil.Big',
+        message:
+          'invalid argument 0: json: cannot unmarshal hex string without 0x prefix into Go value of type *hexutil.Big',
       });
-      expect((await send(call('test_echo', []))).error).to.deep.equal({ code: -32602, message: 'missing value for required argument 0' });
+      expect((await send(call('test_echo', []))).error).to.deep.equal({
+        code: -32602,
+        message: 'missing value for required argument 0',
+      });
       expect((await send(call('test_echo', ['0x1', null, 3]))).error).to.deep.equal({
         code: -32602,
         message: 'too many arguments, want at most 2',
@@ -154,35 +174,55 @@ describe('dispatcher', () => {
     it('accepts a 4 MiB string where a quantity is wanted and answers with an error', async () => {
       const response = await send(call('test_echo', ['0x' + 'f'.repeat(4 * 1024 * 1024)]));
       expect(response.error.code).to.equal(-32602);
-      expect(response.error.message).to.equal('invalid argument 0: json: cannot unmarshal hex number > 256 bits into Go value of type *hexutil.Big');
+      expect(response.error.message).to.equal(
+        'invalid argument 0: json: cannot unmarshal hex number > 256 bits into Go value of type *hexutil.Big',
+      );
     });
   });
 
   describe('method lookup', () => {
     it("answers an unknown method with geth's -32601 message", async () => {
-      expect((await send(call('eth_nope'))).error).to.deep.equal({ code: -32601, message: 'the method eth_nope does not exist/is not available' });
+      expect((await send(call('eth_nope'))).error).to.deep.equal({
+        code: -32601,
+        message: 'the method eth_nope does not exist/is not available',
+      });
     });
 
     it('answers every method of the unserved namespaces with -32601', async () => {
-      for (const method of ['admin_peers', 'miner_start', 'clique_getSigners', 'engine_newPayloadV3', 'les_serverInfo', 'personal_sign']) {
-        expect((await send(call(method))).error).to.deep.equal({ code: -32601, message: `the method ${method} does not exist/is not available` });
+      for (const method of [
+        'admin_peers',
+        'miner_start',
+        'clique_getSigners',
+        'engine_newPayloadV3',
+        'les_serverInfo',
+        'personal_sign',
+      ]) {
+        expect((await send(call(method))).error).to.deep.equal({
+          code: -32601,
+          message: `the method ${method} does not exist/is not available`,
+        });
       }
     });
 
     it('refuses to register a method of an unserved namespace', () => {
       const { registry } = dispatcherHarness([]);
-      expect(() => registry.register('rogue', [defineMethod({ name: 'admin_peers', params: [], handler: () => [] })])).to.throw(
-        'plugin rogue registers admin_peers, but the admin namespace is never served',
-      );
+      expect(() =>
+        registry.register('rogue', [defineMethod({ name: 'admin_peers', params: [], handler: () => [] })]),
+      ).to.throw('plugin rogue registers admin_peers, but the admin namespace is never served');
     });
 
     it('refuses a second registration of the same method, naming both plugins', () => {
       const { registry } = dispatcherHarness(methods);
-      expect(() => registry.register('other', [methods[0]!])).to.throw('plugin other registers test_echo, which plugin test already registered');
+      expect(() => registry.register('other', [methods[0]!])).to.throw(
+        'plugin other registers test_echo, which plugin test already registered',
+      );
     });
 
     it('answers methods in deny_list as if they did not exist', async () => {
-      expect((await send(call('test_text'))).error).to.deep.equal({ code: -32601, message: 'the method test_text does not exist/is not available' });
+      expect((await send(call('test_text'))).error).to.deep.equal({
+        code: -32601,
+        message: 'the method test_text does not exist/is not available',
+      });
     });
   });
 
@@ -192,12 +232,17 @@ describe('dispatcher', () => {
         code: -32601,
         message: 'the debug namespace is HTTP-only: call debug_ping over HTTP',
       });
-      expect((await send(call('debug_other'), 'ws')).error.message).to.equal('the debug namespace is HTTP-only: call debug_other over HTTP');
+      expect((await send(call('debug_other'), 'ws')).error.message).to.equal(
+        'the debug namespace is HTTP-only: call debug_other over HTTP',
+      );
       expect((await send(call('debug_ping'), 'http')).result).to.equal('pong');
     });
 
     it('answers a WebSocket-only method over HTTP with "notifications not supported"', async () => {
-      expect((await send(call('test_subscribe'), 'http')).error).to.deep.equal({ code: -32601, message: 'notifications not supported' });
+      expect((await send(call('test_subscribe'), 'http')).error).to.deep.equal({
+        code: -32601,
+        message: 'notifications not supported',
+      });
       expect((await send(call('test_subscribe'), 'ws')).result).to.equal('0x1');
     });
   });
@@ -221,7 +266,11 @@ describe('dispatcher', () => {
       expect(response.error).to.deep.equal({ code: -32603, message: 'internal error' });
       const logged = logs.slice(before);
       expect(logged).to.have.length(1);
-      expect(logged[0]).to.include({ method: 'test_crash', requestId: 'req-1', msg: 'call failed with an unexpected error' });
+      expect(logged[0]).to.include({
+        method: 'test_crash',
+        requestId: 'req-1',
+        msg: 'call failed with an unexpected error',
+      });
       expect((logged[0]!.err as { message: string }).message).to.equal('secret database path /var/lib');
     });
 
@@ -232,11 +281,20 @@ describe('dispatcher', () => {
 
   describe('batches', () => {
     it('answers an empty batch with one -32600 "empty batch" object', async () => {
-      expect(await send([])).to.deep.equal({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'empty batch' } });
+      expect(await send([])).to.deep.equal({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'empty batch' },
+      });
     });
 
     it('answers each element in order, skipping notifications', async () => {
-      const response = await send([call('test_async', [], 'a'), { jsonrpc: '2.0', method: 'test_notify' }, call('test_echo', ['0x2'], 'b'), 5]);
+      const response = await send([
+        call('test_async', [], 'a'),
+        { jsonrpc: '2.0', method: 'test_notify' },
+        call('test_echo', ['0x2'], 'b'),
+        5,
+      ]);
       expect(response).to.deep.equal([
         { jsonrpc: '2.0', id: 'a', result: 'later' },
         { jsonrpc: '2.0', id: 'b', result: { n: '0x2', who: null } },
@@ -245,7 +303,12 @@ describe('dispatcher', () => {
     });
 
     it('sends nothing for a batch of notifications only', async () => {
-      expect(await send([{ jsonrpc: '2.0', method: 'test_notify' }, { jsonrpc: '2.0', method: 'test_notify' }])).to.equal(undefined);
+      expect(
+        await send([
+          { jsonrpc: '2.0', method: 'test_notify' },
+          { jsonrpc: '2.0', method: 'test_notify' },
+        ]),
+      ).to.equal(undefined);
     });
 
     it('serves a batch of batch_request_limit calls', async () => {
@@ -255,8 +318,13 @@ describe('dispatcher', () => {
     });
 
     it("answers a larger batch with geth's single 'batch too large' element carrying the first call's id", async () => {
-      const batch = [{ jsonrpc: '2.0', method: 'test_notify' }, ...Array.from({ length: 5000 }, (_, index) => call('test_echo', ['0x1'], index + 10))];
-      expect(await send(batch)).to.deep.equal([{ jsonrpc: '2.0', id: 10, error: { code: -32600, message: 'batch too large' } }]);
+      const batch = [
+        { jsonrpc: '2.0', method: 'test_notify' },
+        ...Array.from({ length: 5000 }, (_, index) => call('test_echo', ['0x1'], index + 10)),
+      ];
+      expect(await send(batch)).to.deep.equal([
+        { jsonrpc: '2.0', id: 10, error: { code: -32600, message: 'batch too large' } },
+      ]);
     });
   });
 
@@ -266,7 +334,11 @@ describe('dispatcher', () => {
       const response = await sendSmall([call('test_text', [], 1), call('test_text', [], 2), call('test_text', [], 3)]);
       expect(response[0].result).to.have.length(60);
       expect(response[1].result).to.have.length(60);
-      expect(response[2]).to.deep.equal({ jsonrpc: '2.0', id: 3, error: { code: -32003, message: 'response too large' } });
+      expect(response[2]).to.deep.equal({
+        jsonrpc: '2.0',
+        id: 3,
+        error: { code: -32003, message: 'response too large' },
+      });
     });
 
     it('times out only the slow elements of a batch, 100 ms before write_timeout', async () => {
@@ -300,7 +372,10 @@ describe('dispatcher', () => {
           seen.push(`${method}:${error?.code ?? 'ok'}:${durationMs >= 0}`);
         },
       });
-      expect((await harness.send(call('ext_made_up'))).error).to.deep.equal({ code: -32000, message: 'ext_made_up is gated' });
+      expect((await harness.send(call('ext_made_up'))).error).to.deep.equal({
+        code: -32000,
+        message: 'ext_made_up is gated',
+      });
       await harness.send(call('test_async'));
       await harness.send(call('nope_method'));
       expect(seen).to.deep.equal(['ext_made_up:-32000:true', 'test_async:ok:true', 'nope_method:-32601:true']);

@@ -2,7 +2,19 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { Bucket, bucketKey, bucketRange, Database, isStartupError, type KvStore, MemoryStore, Repository, uint64BE, uint64Codec, utf8Codec } from '@evmnode/core';
+import {
+  Bucket,
+  bucketKey,
+  bucketRange,
+  Database,
+  isStartupError,
+  type KvStore,
+  MemoryStore,
+  Repository,
+  uint64BE,
+  uint64Codec,
+  utf8Codec,
+} from '@evmnode/core';
 import { RocksDbStore } from '@evmnode/core/internal';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);

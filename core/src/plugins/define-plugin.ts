@@ -31,7 +31,7 @@ export interface PluginContext<D extends ServiceDeps = ServiceDeps, C = Readonly
     addHook(hook: RequestHook): void;
   };
   /** Makes a service available to plugins set up later; the token must be in the manifest's `provides`. */
-  provide<T>(token: ServiceToken<T>, service: T): void;
+  readonly provide: <T>(token: ServiceToken<T>, service: T) => void;
 }
 
 /** Hooks run when the node starts serving (in plugin order) and when it stops (in reverse). */

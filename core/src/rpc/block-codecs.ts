@@ -23,7 +23,7 @@ function isTag(text: string): text is BlockTag {
 
 /** geth's `rpc.BlockNumber.UnmarshalJSON`: quotes are optional, errors are not wrapped. */
 function decodeBlockNumberOrTag(value: unknown): BlockNumberOrTag {
-  const text = (typeof value === 'string' ? value : JSON.stringify(value)).trim();
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
   if (isTag(text)) return text;
   const number = decodeUint64Text(text);
   if (number > MAX_INT64) throw new CodecError('block number larger than int64');
@@ -42,20 +42,23 @@ function decodeEip1898(object: Record<string, unknown>): BlockRef {
   const { blockNumber, blockHash, requireCanonical } = object;
   // geth decodes the object into a struct first and, when that fails, reports the string fallback's error.
   const notAString = () => new CodecError('object', 'string');
-  const hasNumber = blockNumber !== undefined && blockNumber !== null;
-  const hasHash = blockHash !== undefined && blockHash !== null;
-  if (hasNumber && hasHash) {
-    throw new CodecError('cannot specify both BlockHash and BlockNumber, choose one or the other');
-  }
   if (requireCanonical !== undefined && requireCanonical !== null && typeof requireCanonical !== 'boolean') {
     throw notAString();
   }
+  let number: BlockNumberOrTag | undefined;
+  let blockHashHex: `0x${string}` | undefined;
   try {
-    if (hasNumber) return blockRefOf(decodeBlockNumberOrTag(blockNumber));
-    if (hasHash) return { kind: 'hash', hash: hash.decode(blockHash), requireCanonical: requireCanonical === true };
+    if (blockNumber !== undefined && blockNumber !== null) number = decodeBlockNumberOrTag(blockNumber);
+    if (blockHash !== undefined && blockHash !== null) blockHashHex = hash.decode(blockHash);
   } catch {
     throw notAString();
   }
+  if (number !== undefined && blockHashHex !== undefined) {
+    throw new CodecError('cannot specify both BlockHash and BlockNumber, choose one or the other');
+  }
+  if (number !== undefined) return blockRefOf(number);
+  if (blockHashHex !== undefined)
+    return { kind: 'hash', hash: blockHashHex, requireCanonical: requireCanonical === true };
   // geth accepts the object and fails when it resolves it, with -32000.
   throw new InvalidInputError('invalid arguments; neither block nor hash specified');
 }

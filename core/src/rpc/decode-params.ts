@@ -12,10 +12,10 @@ export function decodeParams(codecs: readonly ParamCodec<unknown>[], params: unk
   // geth accepts an absent or null `params` as no arguments.
   const args = params === undefined || params === null ? NO_PARAMS : params;
   if (!Array.isArray(args)) throw new InvalidParamsError('non-array args');
-  if (args.length > codecs.length) throw new InvalidParamsError(`too many arguments, want at most ${codecs.length}`);
   const decoded = new Array<unknown>(codecs.length);
-  for (let index = 0; index < codecs.length; index++) {
-    const codec = codecs[index]!;
+  for (let index = 0; index < codecs.length || index < args.length; index++) {
+    const codec = codecs[index];
+    if (codec === undefined) throw new InvalidParamsError(`too many arguments, want at most ${codecs.length}`);
     const value: unknown = args[index];
     if (value === undefined && !codec.isOptional) {
       throw new InvalidParamsError(`missing value for required argument ${index}`);

@@ -15,39 +15,41 @@ function hasHexPrefix(text: string): boolean {
 }
 
 /**
- * Checks a hex number's text as hexutil's `checkNumber` does and returns its digits.
- * Errors carry no Go type: callers decide whether geth wraps them.
+ * Checks a hex number's prefix and leading digit as hexutil's `checkNumber` does and returns the
+ * digits, not yet checked for syntax (geth checks the range first). Errors carry no Go type.
  */
-export function hexNumberDigits(text: string): string {
-  if (text.length === 0) throw new CodecError(EMPTY_STRING);
+function hexNumberDigits(text: string): string {
   if (!hasHexPrefix(text)) throw new CodecError(MISSING_PREFIX);
   const digits = text.slice(2);
   if (digits.length === 0) throw new CodecError(EMPTY_NUMBER);
   if (digits.length > 1 && digits[0] === '0') throw new CodecError(LEADING_ZERO);
-  if (!HEX_DIGITS.test(digits)) throw new CodecError(SYNTAX);
   return digits;
 }
 
-/** hexutil.DecodeUint64: a hex quantity of at most 64 bits, errors unwrapped. */
+/** hexutil.DecodeUint64 (used by block numbers): errors unwrapped, an empty string refused. */
 export function decodeUint64Text(text: string): bigint {
+  if (text.length === 0) throw new CodecError(EMPTY_STRING);
   const digits = hexNumberDigits(text);
+  if (!HEX_DIGITS.test(digits)) throw new CodecError(SYNTAX);
   const value = BigInt('0x' + digits);
   if (value > 0xffff_ffff_ffff_ffffn) throw new CodecError('hex number > 64 bits');
   return value;
 }
 
+/** hexutil.Big and hexutil.Uint64: an empty string is zero, and the range is checked before the digits. */
 function quantityCodec(goType: string, maxBits: number): RequiredCodec<bigint> {
   const maxDigits = maxBits / 4;
   return codec(goType, (value) => {
     if (typeof value !== 'string') throw new CodecError('non-string', goType);
+    if (value.length === 0) return 0n;
     let digits: string;
     try {
       digits = hexNumberDigits(value);
     } catch (error) {
       throw new CodecError((error as CodecError).reason, goType);
     }
-    const significant = digits.replace(/^0+(?=.)/, '');
-    if (significant.length > maxDigits) throw new CodecError(`hex number > ${maxBits} bits`, goType);
+    if (digits.length > maxDigits) throw new CodecError(`hex number > ${maxBits} bits`, goType);
+    if (!HEX_DIGITS.test(digits)) throw new CodecError(SYNTAX, goType);
     return BigInt('0x' + digits);
   });
 }
@@ -58,12 +60,16 @@ export const quantity = quantityCodec('*hexutil.Big', 256);
 /** A 64-bit QUANTITY (geth's `hexutil.Uint64`), as a bigint. */
 export const uint64 = quantityCodec('hexutil.Uint64', 64);
 
-/** Checks 0x-prefixed hex text as hexutil's `checkText` does and returns the digits. */
+/** Checks 0x-prefixed hex text as hexutil's `checkText` does and returns the digits, syntax unchecked. */
 function hexBytesDigits(text: string, goType: string): string {
   if (text.length === 0) return '';
   if (!hasHexPrefix(text)) throw new CodecError(MISSING_PREFIX, goType);
   const digits = text.slice(2);
   if (digits.length % 2 !== 0) throw new CodecError(ODD_LENGTH, goType);
+  return digits;
+}
+
+function checkSyntax(digits: string, goType: string): string {
   if (!HEX_DIGITS.test(digits)) throw new CodecError(SYNTAX, goType);
   return digits;
 }
@@ -71,7 +77,7 @@ function hexBytesDigits(text: string, goType: string): string {
 /** DATA of any length (geth's `hexutil.Bytes`), as bytes. An empty string is empty data, as in geth. */
 export const data = codec('hexutil.Bytes', (value): Uint8Array => {
   if (typeof value !== 'string') throw new CodecError('non-string', 'hexutil.Bytes');
-  return Buffer.from(hexBytesDigits(value, 'hexutil.Bytes'), 'hex');
+  return Buffer.from(checkSyntax(hexBytesDigits(value, 'hexutil.Bytes'), 'hexutil.Bytes'), 'hex');
 });
 
 function fixedHexCodec(goType: string, byteLength: number): RequiredCodec<`0x${string}`> {
@@ -81,6 +87,7 @@ function fixedHexCodec(goType: string, byteLength: number): RequiredCodec<`0x${s
     if (digits.length !== byteLength * 2) {
       throw new CodecError(`hex string has length ${digits.length}, want ${byteLength * 2} for ${goType}`);
     }
+    checkSyntax(digits, goType);
     return `0x${digits.toLowerCase()}` as const;
   });
 }

@@ -25,6 +25,14 @@ export function arrayOf<T>(element: ParamCodec<T>): RequiredCodec<T[]> {
 
 type FieldCodecs = Record<string, ParamCodec<unknown>>;
 
+/** A field by its exact name, else by a case-insensitive match, as Go's decoder finds struct fields. */
+function fieldValue(input: Record<string, unknown>, name: string): unknown {
+  if (name in input) return input[name];
+  const lower = name.toLowerCase();
+  const key = Object.keys(input).find((candidate) => candidate.toLowerCase() === lower);
+  return key === undefined ? undefined : input[key];
+}
+
 /** The decoded form of an object codec's fields; optional fields may be absent. */
 export type DecodedObject<F extends FieldCodecs> = {
   [K in keyof F as F[K]['isOptional'] extends true ? never : K]: F[K] extends ParamCodec<infer T> ? T : never;
@@ -45,9 +53,8 @@ export function objectOf<F extends FieldCodecs>(structName: string, fields: F): 
     const input = value as Record<string, unknown>;
     const output: Record<string, unknown> = {};
     for (const [name, field] of entries) {
-      const raw = input[name];
-      if (raw === undefined || raw === null) {
-        if (field.isOptional) continue;
+      const raw = fieldValue(input, name);
+      if ((raw === undefined || raw === null) && !field.isOptional) {
         throw new CodecError(`missing required field ${structName}.${name}`);
       }
       try {

@@ -1,0 +1,116 @@
+import { expect } from 'chai';
+import { startTestNode, type TestNode } from '@evmnode/core/testing';
+import { fixtureEvents } from '../support/plugins/shared.js';
+import { fixturePlugin } from '../support/plugins/paths.js';
+import { rpc } from '../support/rpc-client.js';
+import { WsClient } from '../support/ws-client.js';
+
+describe('WebSocket transport', () => {
+  let node: TestNode;
+  before(async () => {
+    node = await startTestNode({
+      plugins: ['eth-query', fixturePlugin('fixture-rpc')],
+      config: { evm: { max_request_body_bytes: 64 * 1024 } },
+    });
+  });
+  after(() => node.stop());
+
+  it('serves eth_, net_ and web3_ methods', async () => {
+    const client = await WsClient.connect(node.wsUrl);
+    expect(await client.call('eth_chainId', [], 1)).to.deep.equal({ jsonrpc: '2.0', id: 1, result: '0xae3f2' });
+    expect(await client.call('net_version', [], 'v')).to.deep.equal({ jsonrpc: '2.0', id: 'v', result: '713714' });
+    expect((await client.call('web3_clientVersion', [], 3)).result).to.match(/^Geth\/linux-x64\/node-\d+\.\d+\.\d+$/);
+    client.close();
+  });
+
+  it('serves batches and keeps the digits of large ids', async () => {
+    const client = await WsClient.connect(node.wsUrl);
+    const answer = await client.request(
+      '[{"jsonrpc":"2.0","id":98765432109876543210,"method":"eth_chainId"},{"jsonrpc":"2.0","method":"eth_chainId"},{"jsonrpc":"2.0","id":2,"method":"net_version"}]',
+      'batch',
+    );
+    expect(answer).to.have.length(2);
+    expect(answer[1]).to.deep.equal({ jsonrpc: '2.0', id: 2, result: '713714' });
+    client.close();
+  });
+
+  it('answers unreadable JSON with -32700 and keeps the connection', async () => {
+    const client = await WsClient.connect(node.wsUrl);
+    expect(await client.request('{"jsonrpc":', null)).to.deep.equal({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'parse error' },
+    });
+    expect((await client.call('eth_chainId')).result).to.equal('0xae3f2');
+    client.close();
+  });
+
+  it('refuses HTTP-only namespaces with -32601', async () => {
+    const client = await WsClient.connect(node.wsUrl);
+    expect((await client.call('debug_ping')).error).to.deep.equal({
+      code: -32601,
+      message: 'the debug namespace is HTTP-only: call debug_ping over HTTP',
+    });
+    expect((await rpc(node.url, 'debug_ping')).result).to.equal('pong');
+    client.close();
+  });
+
+  it('keeps state per connection, pushes notifications on it, and tells the plugin when it closes', async () => {
+    const first = await WsClient.connect(node.wsUrl);
+    const second = await WsClient.connect(node.wsUrl);
+    expect((await first.call('fixture_subscribe', [], 1)).result).to.equal('0x1');
+    expect((await first.call('fixture_subscribe', [], 2)).result).to.equal('0x2');
+    expect((await second.call('fixture_subscribe', [], 1)).result).to.equal('0x1');
+    expect(await first.notificationsAtLeast(2)).to.deep.equal([
+      { jsonrpc: '2.0', method: 'fixture_subscription', params: { subscription: '0x1', result: 'hello' } },
+      { jsonrpc: '2.0', method: 'fixture_subscription', params: { subscription: '0x2', result: 'hello' } },
+    ]);
+    const closesBefore = fixtureEvents.filter((event) => event.startsWith('closed:')).length;
+    first.close();
+    await first.closed;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(fixtureEvents.filter((event) => event.startsWith('closed:')).length).to.equal(closesBefore + 2);
+    second.close();
+  });
+
+  it('refuses WebSocket-only methods over HTTP with "notifications not supported"', async () => {
+    expect((await rpc(node.url, 'fixture_subscribe')).error).to.deep.equal({
+      code: -32601,
+      message: 'notifications not supported',
+    });
+  });
+
+  it('closes the connection with 1009 when a frame is over the limit, and stays up', async () => {
+    const client = await WsClient.connect(node.wsUrl);
+    client.socket.send(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: ['a'.repeat(70 * 1024)] }),
+    );
+    expect((await client.closed).code).to.equal(1009);
+    const again = await WsClient.connect(node.wsUrl);
+    expect((await again.call('eth_chainId')).result).to.equal('0xae3f2');
+    again.close();
+  });
+
+  it('closes connections with 1001 when the node stops', async () => {
+    const own = await startTestNode();
+    const client = await WsClient.connect(own.wsUrl);
+    expect((await client.call('eth_chainId')).result).to.equal('0xae3f2');
+    await own.stop();
+    expect(await client.closed).to.deep.equal({ code: 1001, reason: 'server shutting down' });
+  });
+
+  it('refuses origins outside ws_origins', async () => {
+    const own = await startTestNode({ config: { evm: { ws_origins: ['https://good.example'] } } });
+    try {
+      const good = await WsClient.connect(own.wsUrl, { origin: 'https://good.example' });
+      good.close();
+      const refused = await WsClient.connect(own.wsUrl, { origin: 'https://evil.example' }).then(
+        () => 'accepted',
+        (error: Error) => error.message,
+      );
+      expect(refused).to.equal('Unexpected server response: 401');
+    } finally {
+      await own.stop();
+    }
+  });
+});
