@@ -21,24 +21,29 @@ function sourcesOf(args: CliArgs): ConfigSources {
 }
 
 async function start(args: CliArgs): Promise<void> {
-  const node = await EvmNode.start({ sources: sourcesOf(args) });
+  let node: EvmNode | undefined;
   let signals = 0;
-  const shutdown = (signal: NodeJS.Signals): void => {
-    if (++signals > 1) {
-      node.logger.warn({ signal }, 'second signal: exiting without waiting');
-      process.exit(1);
-    }
-    node.logger.info({ signal }, 'shutting down');
-    node.stop().then(
+  const stop = (running: EvmNode, signal: NodeJS.Signals): void => {
+    running.logger.info({ signal }, 'shutting down');
+    running.stop().then(
       () => process.exit(0),
       (error: unknown) => {
-        node.logger.error({ err: error }, 'shutdown failed');
+        running.logger.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );
   };
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
+  let pendingSignal: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (++signals > 1) process.exit(1);
+    if (node === undefined) pendingSignal = signal;
+    else stop(node, signal);
+  };
+  // Handlers go in before the node starts, so that a signal during start-up still stops it cleanly.
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  node = await EvmNode.start({ sources: sourcesOf(args) });
+  if (pendingSignal !== undefined) stop(node, pendingSignal);
 }
 
 /** Writes `<home>/config/app.toml` with every key, its doc and its value. */

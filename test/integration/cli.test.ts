@@ -1,0 +1,79 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { parse as parseToml } from 'smol-toml';
+import { EVMNODE_VERSION } from '@evmnode/core';
+import { runCli, startNodeProcess } from '../support/cli.js';
+import { rpc } from '../support/rpc-client.js';
+
+const tempHome = () => mkdtempSync(path.join(tmpdir(), 'evmnode-cli-'));
+
+describe('evmnode CLI', () => {
+  it('prints its version', async () => {
+    expect(await runCli(['version'])).to.deep.equal({ code: 0, stdout: `evmnode ${EVMNODE_VERSION}\n`, stderr: '' });
+  });
+
+  it('prints the usage and exits 2 for an unknown command', async () => {
+    const result = await runCli(['frobnicate']);
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.match(/^usage:\n {2}evmnode start \[--home DIR\]/);
+  });
+
+  it('init writes a commented app.toml with every key, refuses to overwrite it, and start reads it', async () => {
+    const home = tempHome();
+    const init = await runCli(['init', '--home', home, '--node.network', 'testnet']);
+    const file = path.join(home, 'config', 'app.toml');
+    expect(init).to.deep.equal({ code: 0, stdout: `wrote ${file}\n`, stderr: '' });
+    const text = readFileSync(file, 'utf8');
+    expect(text).to.include('# Serve JSON-RPC over HTTP.\nhttp_enabled = true');
+    const toml = parseToml(text) as Record<string, Record<string, unknown>>;
+    expect(Object.keys(toml)).to.deep.equal(['node', 'evm', 'logging', 'metrics']);
+    expect(toml.node).to.include({ network: 'testnet', chain_id: 1328 });
+    expect(toml.evm).to.include({ write_timeout: '30s', max_blocks_for_log: 2000 });
+
+    const again = await runCli(['init', '--home', home]);
+    expect(again.code).to.equal(1);
+    expect(again.stderr).to.equal(`evmnode: ${file} already exists; pass --force to overwrite it\n`);
+    expect((await runCli(['init', '--home', home, '--force'])).code).to.equal(0);
+    expect(parseToml(readFileSync(file, 'utf8')).node).to.include({ network: 'local', chain_id: 713714 });
+
+    const node = await startNodeProcess(['--home', home, '--node.network', 'mainnet', '--node.chain_id', '1329']);
+    expect((await rpc(node.url, 'eth_chainId')).result).to.equal('0x531');
+    node.child.kill('SIGTERM');
+    expect(await node.exited).to.equal(0);
+  });
+
+  it('stops on a configuration typo, naming the key', async () => {
+    const result = await runCli(['start', '--home', tempHome(), '--evm.htp_port', '9']);
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.equal('evmnode: unknown option --evm.htp_port: no configuration key [evm.htp_port] exists\n');
+  });
+
+  it('shuts down gracefully on SIGINT and SIGTERM, closing the database', async () => {
+    const home = tempHome();
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const node = await startNodeProcess(['--home', home]);
+      expect(existsSync(path.join(home, 'data', 'CURRENT'))).to.equal(true);
+      node.child.kill(signal);
+      expect(await node.exited).to.equal(0);
+      expect(node.logs.map((line) => line.msg).slice(-2)).to.deep.equal(['shutting down', 'evmnode stopped']);
+    }
+  });
+
+  it('explains that another node holds the database, and restarts after kill -9', async () => {
+    const home = tempHome();
+    const first = await startNodeProcess(['--home', home]);
+    const second = await runCli(['start', '--home', home, '--evm.http_port', '0', '--evm.ws_port', '0']);
+    expect(second.code).to.equal(1);
+    expect(second.stderr).to.equal(
+      `evmnode: the database at ${path.join(home, 'data')} is locked by another process: another evmnode is probably running with the same home. Stop it, or start this node with a different --home.\n`,
+    );
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const restarted = await startNodeProcess(['--home', home]);
+    expect((await rpc(restarted.url, 'net_version')).result).to.equal('713714');
+    restarted.child.kill('SIGTERM');
+    expect(await restarted.exited).to.equal(0);
+  });
+});

@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The built CLI, run as the `evmnode` bin runs it. */
+export const CLI = fileURLToPath(new URL('../../../core/dist/cli/main.js', import.meta.url));
+
+/** Environment for CLI runs: no EVMNODE_ variables of the developer's leak in. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('EVMNODE_')));
+}
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the CLI to completion. */
+export function runCli(args: readonly string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A node started by `evmnode start` in its own process. */
+export interface NodeProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Every JSON log line so far. */
+  readonly logs: Record<string, unknown>[];
+  /** Resolves with the exit code. */
+  readonly exited: Promise<number | null>;
+}
+
+/** Starts `evmnode start <args>` with JSON logs on free ports and waits for its "evmnode started" line. */
+export function startNodeProcess(args: readonly string[]): Promise<NodeProcess> {
+  const child = spawn(process.execPath, [CLI, 'start', '--evm.http_port', '0', '--evm.ws_port', '0', '--logging.format', 'json', ...args], { env: cleanEnv() });
+  const logs: Record<string, unknown>[] = [];
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        logs.push(entry);
+        if (entry.msg === 'evmnode started') {
+          const { port } = entry.http as { port: number };
+          resolve({ child, url: `http://127.0.0.1:${port}`, logs, exited });
+        }
+      }
+    });
+    void exited.then((code) => reject(new Error(`evmnode exited with ${code} before starting: ${stderr}`)));
+  });
+}
