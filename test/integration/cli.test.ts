@@ -47,7 +47,9 @@ describe('evmnode CLI', () => {
   it('stops on a configuration typo, naming the key', async () => {
     const result = await runCli(['start', '--home', tempHome(), '--evm.htp_port', '9']);
     expect(result.code).to.equal(1);
-    expect(result.stderr).to.equal('evmnode: unknown option --evm.htp_port: no configuration key [evm.htp_port] exists\n');
+    expect(result.stderr).to.equal(
+      'evmnode: unknown option --evm.htp_port: no configuration key [evm.htp_port] exists\n',
+    );
   });
 
   it('shuts down gracefully on SIGINT and SIGTERM, closing the database', async () => {

@@ -26,11 +26,16 @@ describe('eth-query: eth_chainId, net_version, web3_clientVersion', () => {
   });
 
   it("answers web3_clientVersion in geth's synthetic form", async () => {
-    expect((await rpc(node.url, 'web3_clientVersion')).result).to.equal(`Geth/${process.platform}-${process.arch}/node-${process.versions.node}`);
+    expect((await rpc(node.url, 'web3_clientVersion')).result).to.equal(
+      `Geth/${process.platform}-${process.arch}/node-${process.versions.node}`,
+    );
   });
 
   it('refuses parameters these methods do not take', async () => {
-    expect((await rpc(node.url, 'eth_chainId', [1])).error).to.deep.equal({ code: -32602, message: 'too many arguments, want at most 0' });
+    expect((await rpc(node.url, 'eth_chainId', [1])).error).to.deep.equal({
+      code: -32602,
+      message: 'too many arguments, want at most 0',
+    });
   });
 
   it('is what ethers reads over HTTP and WebSocket', async () => {

@@ -12,25 +12,39 @@ const helloWorldFolder = fileURLToPath(new URL('../../../docs/examples/hello-wor
 describe('plugins', () => {
   describe('the hello-world example of docs/plugins.md', () => {
     it('loads from a folder path and serves hello_world with its config and deps', async () => {
-      const node = await startTestNode({ plugins: ['eth-query', helloWorldFolder], config: { plugins: { 'hello-world': { greeting: 'Gm' } } } });
+      const node = await startTestNode({
+        plugins: ['eth-query', helloWorldFolder],
+        config: { plugins: { 'hello-world': { greeting: 'Gm' } } },
+      });
       try {
         expect((await rpc(node.url, 'hello_world', ['frens'])).result).to.equal('Gm, frens! (chain 713714)');
         expect((await rpc(node.url, 'hello_world')).result).to.equal('Gm, world! (chain 713714)');
-        expect((await rpc(node.url, 'hello_world', [' '])).error).to.deep.equal({ code: -32000, message: 'name must not be empty' });
+        expect((await rpc(node.url, 'hello_world', [' '])).error).to.deep.equal({
+          code: -32000,
+          message: 'name must not be empty',
+        });
         expect((await rpc(node.url, 'hello_world', [7])).error).to.deep.equal({
           code: -32602,
           message: 'invalid argument 0: json: cannot unmarshal number into Go value of type string',
         });
-        expect(node.logs.some((line) => line.plugin === 'hello-world' && line.msg === 'hello-world is serving hello_world')).to.equal(true);
+        expect(
+          node.logs.some((line) => line.plugin === 'hello-world' && line.msg === 'hello-world is serving hello_world'),
+        ).to.equal(true);
       } finally {
         await node.stop();
       }
     });
 
     it('is switched off by its tag, and then its method does not exist', async () => {
-      const node = await startTestNode({ plugins: ['eth-query', helloWorldFolder], config: { node: { disable_tags: ['example'] } } });
+      const node = await startTestNode({
+        plugins: ['eth-query', helloWorldFolder],
+        config: { node: { disable_tags: ['example'] } },
+      });
       try {
-        expect((await rpc(node.url, 'hello_world')).error).to.deep.equal({ code: -32601, message: 'the method hello_world does not exist/is not available' });
+        expect((await rpc(node.url, 'hello_world')).error).to.deep.equal({
+          code: -32601,
+          message: 'the method hello_world does not exist/is not available',
+        });
         expect((await rpc(node.url, 'eth_chainId')).result).to.equal('0xae3f2');
       } finally {
         await node.stop();
@@ -42,7 +56,10 @@ describe('plugins', () => {
     const node = await startTestNode({ plugins: [fixturePlugin('recorder')] });
     try {
       for (const method of ['eth_chainId', 'net_version', 'web3_clientVersion']) {
-        expect((await rpc(node.url, method)).error).to.deep.equal({ code: -32601, message: `the method ${method} does not exist/is not available` });
+        expect((await rpc(node.url, method)).error).to.deep.equal({
+          code: -32601,
+          message: `the method ${method} does not exist/is not available`,
+        });
       }
     } finally {
       await node.stop();
@@ -95,24 +112,30 @@ describe('plugins', () => {
     });
 
     it('invalid plugin configuration', async () => {
-      expect(await refusalOf({ plugins: [helloWorldFolder], config: { plugins: { 'hello-world': { greeting: 42 } } } })).to.equal(
+      expect(
+        await refusalOf({ plugins: [helloWorldFolder], config: { plugins: { 'hello-world': { greeting: 42 } } } }),
+      ).to.equal(
         'plugin "hello-world" has an invalid configuration: plugins.hello-world.greeting: must be of type String: value was 42; fix [plugins.hello-world] in app.toml.',
       );
     });
 
     it('a setup that fails', async () => {
-      expect(await refusalOf({ plugins: [fixturePlugin('broken-setup')] })).to.equal('plugin "broken-setup" failed during setup: cannot reach the archive');
+      expect(await refusalOf({ plugins: [fixturePlugin('broken-setup')] })).to.equal(
+        'plugin "broken-setup" failed during setup: cannot reach the archive',
+      );
     });
 
     it('a setup that takes too long', async () => {
-      expect(await refusalOf({ plugins: [fixturePlugin('slow-setup')], config: { node: { plugin_setup_timeout: 200 } } })).to.equal(
+      expect(
+        await refusalOf({ plugins: [fixturePlugin('slow-setup')], config: { node: { plugin_setup_timeout: 200 } } }),
+      ).to.equal(
         'plugin "slow-setup" did not finish its setup within 200 ms: fix the plugin, or raise [node] plugin_setup_timeout.',
       );
     });
 
     it('a service provided without being declared', async () => {
       expect(await refusalOf({ plugins: [fixturePlugin('undeclared-provide')] })).to.equal(
-        "plugin \"undeclared-provide\" failed during setup: it provides EventLog without declaring it in its manifest's provides",
+        'plugin "undeclared-provide" failed during setup: it provides EventLog without declaring it in its manifest\'s provides',
       );
     });
 
@@ -123,7 +146,10 @@ describe('plugins', () => {
     });
 
     it('leaves no port or database lock behind', async () => {
-      const message = await refusalOf({ plugins: ['eth-query', fixturePlugin('broken-setup')], config: { evm: { http_port: 18999 } } });
+      const message = await refusalOf({
+        plugins: ['eth-query', fixturePlugin('broken-setup')],
+        config: { evm: { http_port: 18999 } },
+      });
       expect(message).to.equal('plugin "broken-setup" failed during setup: cannot reach the archive');
       const node = await startTestNode({ config: { evm: { http_port: 18999 } } });
       expect((await rpc(node.url, 'eth_chainId')).result).to.equal('0xae3f2');

@@ -39,7 +39,11 @@ export interface NodeProcess {
 
 /** Starts `evmnode start <args>` with JSON logs on free ports and waits for its "evmnode started" line. */
 export function startNodeProcess(args: readonly string[]): Promise<NodeProcess> {
-  const child = spawn(process.execPath, [CLI, 'start', '--evm.http_port', '0', '--evm.ws_port', '0', '--logging.format', 'json', ...args], { env: cleanEnv() });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'start', '--evm.http_port', '0', '--evm.ws_port', '0', '--logging.format', 'json', ...args],
+    { env: cleanEnv() },
+  );
   const logs: Record<string, unknown>[] = [];
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let stderr = '';

@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -182,4 +182,12 @@ describe('configuration', () => {
     const reloaded = load({ home: homeWithConfig(toml) });
     expect(reloaded.values()).to.deep.equal(config.values());
   });
+
+  for (const network of ['local', 'testnet', 'mainnet']) {
+    it(`keeps config/${network}/app.toml equal to what evmnode init writes (npm run config:write updates it)`, async () => {
+      const file = new URL(`../../../config/${network}/app.toml`, import.meta.url);
+      const expected = await initialAppToml({ home: '/nonexistent', env: {}, flags: ['--node.network', network] });
+      expect(readFileSync(file, 'utf8')).to.equal(expected);
+    });
+  }
 });

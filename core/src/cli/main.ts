@@ -3,9 +3,9 @@ import 'reflect-metadata';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseCliArgs, type CliArgs } from './cli-args.js';
-import { renderAppToml } from '../config/app-toml.js';
 import { configFilePath, type ConfigSources } from '../config/config-sources.js';
-import { EvmNode, resolveNodeSetup } from '../node/evm-node.js';
+import { initialAppToml } from '../config/initial-config.js';
+import { EvmNode } from '../node/evm-node.js';
 import { isStartupError, StartupError } from '../node/startup-error.js';
 import { EVMNODE_VERSION } from '../version.js';
 
@@ -52,11 +52,9 @@ async function init(args: CliArgs): Promise<void> {
   if (existsSync(file) && !args.force) {
     throw new StartupError(`${file} already exists; pass --force to overwrite it`);
   }
-  const { config } = await resolveNodeSetup({ ...sourcesOf(args), skipFile: true });
-  const header = `# evmnode ${EVMNODE_VERSION} configuration: every key with its documentation and value.
-# Environment variables EVMNODE_<SECTION>_<KEY> and flags --<section>.<key> override this file.`;
+  const text = await initialAppToml(sourcesOf(args));
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, renderAppToml(config.schema, config.values(), header));
+  writeFileSync(file, text);
   process.stdout.write(`wrote ${file}\n`);
 }
 

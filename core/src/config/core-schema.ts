@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { NETWORKS, type NetworkName } from './profiles.js';
 
 /** The validated core sections of the configuration. Plugins' sections live under `plugins.<id>`. */
@@ -125,9 +124,9 @@ export const coreSchema = {
     max_subscriptions_new_head: { doc: 'Most newHeads subscriptions on this node.', format: 'nat', default: 10_000 },
     max_concurrent_trace_calls: { doc: 'Trace calls run at once; more are refused.', format: 'nat', default: 10 },
     max_concurrent_simulation_calls: {
-      doc: 'Simulation calls run at once; more are refused as busy (default: CPU count).',
+      doc: 'Simulation calls run at once; more are refused as busy (0: the CPU count).',
       format: 'nat',
-      default: availableParallelism(),
+      default: 0,
     },
     max_trace_lookback_blocks: {
       doc: 'How far back tracing may reach, in blocks (-1: unlimited).',

@@ -1,4 +1,4 @@
-import 'reflect-metadata';
+import './decorators.js';
 import { container, type DependencyContainer } from 'tsyringe';
 
 /**

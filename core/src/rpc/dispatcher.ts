@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { inject, injectable } from 'tsyringe';
+import { inject, injectable } from '../di/decorators.js';
 import { decodeParams } from './decode-params.js';
 import type { MethodRegistry } from './method-registry.js';
 import type { RequestHooks } from './request-hooks.js';

@@ -1,5 +1,5 @@
 import { namespaceOf, type MethodDefinition, type Transport } from './define-method.js';
-import { inject, injectable } from 'tsyringe';
+import { inject, injectable } from '../di/decorators.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import { MethodNotFoundError, type RpcError } from '../errors/rpc-error.js';
 import { CoreTokens } from '../node/core-tokens.js';

@@ -5,7 +5,7 @@ import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import compress from 'koa-compress';
 import type { Logger } from 'pino';
-import { inject, injectable } from 'tsyringe';
+import { inject, injectable } from '../di/decorators.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import { ErrorCode } from '../errors/codes.js';
 import type { Metrics } from '../metrics/metrics.js';

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { inject, injectable } from 'tsyringe';
+import { inject, injectable } from '../di/decorators.js';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { WsConnection } from './ws-connection.js';
 import type { CoreConfig } from '../config/core-schema.js';
