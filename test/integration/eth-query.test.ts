@@ -44,7 +44,7 @@ describe('eth-query: eth_chainId, net_version, web3_clientVersion', () => {
     provider.destroy();
     const wsProvider = new WebSocketProvider(node.wsUrl);
     expect((await wsProvider.getNetwork()).chainId).to.equal(713714n);
-    await wsProvider.destroy();
+    wsProvider.destroy();
   });
 
   it('is what viem reads over HTTP and WebSocket', async () => {

@@ -6,6 +6,7 @@ import { parse as parseToml } from 'smol-toml';
 import { isStartupError } from '@evmnode/core';
 import {
   coreSchema,
+  initialAppToml,
   envNameOf,
   loadNodeConfig,
   parseFlags,

@@ -21,29 +21,30 @@ function sourcesOf(args: CliArgs): ConfigSources {
 }
 
 async function start(args: CliArgs): Promise<void> {
-  let node: EvmNode | undefined;
+  // Handlers go in before the node starts, so that a signal during start-up still stops it cleanly.
+  const started: { node?: EvmNode; pendingSignal?: NodeJS.Signals } = {};
   let signals = 0;
-  const stop = (running: EvmNode, signal: NodeJS.Signals): void => {
-    running.logger.info({ signal }, 'shutting down');
-    running.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        running.logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  let pendingSignal: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (++signals > 1) process.exit(1);
-    if (node === undefined) pendingSignal = signal;
-    else stop(node, signal);
+    if (started.node === undefined) started.pendingSignal = signal;
+    else stop(started.node, signal);
   };
-  // Handlers go in before the node starts, so that a signal during start-up still stops it cleanly.
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  node = await EvmNode.start({ sources: sourcesOf(args) });
-  if (pendingSignal !== undefined) stop(node, pendingSignal);
+  started.node = await EvmNode.start({ sources: sourcesOf(args) });
+  if (started.pendingSignal !== undefined) stop(started.node, started.pendingSignal);
+}
+
+/** Graceful shutdown: exit 0 once the node has stopped, 1 if stopping failed. */
+function stop(node: EvmNode, signal: NodeJS.Signals): void {
+  node.logger.info({ signal }, 'shutting down');
+  node.stop().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      node.logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    },
+  );
 }
 
 /** Writes `<home>/config/app.toml` with every key, its doc and its value. */
