@@ -44,7 +44,7 @@ describe('eth-query: eth_chainId, net_version, web3_clientVersion', () => {
     provider.destroy();
     const wsProvider = new WebSocketProvider(node.wsUrl);
     expect((await wsProvider.getNetwork()).chainId).to.equal(713714n);
-    wsProvider.destroy();
+    await wsProvider.destroy();
   });
 
   it('is what viem reads over HTTP and WebSocket', async () => {
@@ -52,7 +52,7 @@ describe('eth-query: eth_chainId, net_version, web3_clientVersion', () => {
     const transport = webSocket(node.wsUrl);
     const client = createPublicClient({ transport });
     expect(await client.getChainId()).to.equal(713714);
-    await (await client.transport.getRpcClient()).close();
+    (await client.transport.getRpcClient()).close();
   });
 
   it('serves the same answers over WebSocket', async () => {

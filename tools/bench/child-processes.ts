@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { constants } from 'node:os';
 
 /** Children still running, with the synchronous cleanup to run once each is gone. */
 const live = new Map<ChildProcess, () => void>();
@@ -11,7 +12,8 @@ process.once('exit', () => {
     cleanup();
   }
 });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => process.exit(128 + constants.signals[signal]));
 
 /** Spawns a server with piped output; `cleanup` runs after it stops, or at exit if it never did. */
 export function spawnChild(command: string, args: readonly string[], cleanup: () => void = () => {}): ChildProcess {
