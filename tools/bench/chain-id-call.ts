@@ -1,18 +1,15 @@
-/** The one call the bench measures: `eth_chainId`, and how to check its answer. */
+/** The one call the bench measures: `eth_chainId`, and how to read its answer. */
 
 export function chainIdRequest(id: number): string {
   return JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] });
 }
 
-/** The answer's id when it is a successful `eth_chainId` answer equal to `chainId`, else undefined. */
-export function answeredId(text: string, chainId: string): number | undefined {
-  let answer: unknown;
+/** The answer's `id` and `result`, or undefined when `text` is not a JSON object. */
+export function readAnswer(text: string): { readonly id?: unknown; readonly result?: unknown } | undefined {
   try {
-    answer = JSON.parse(text);
+    const answer: unknown = JSON.parse(text);
+    return typeof answer === 'object' && answer !== null ? answer : undefined;
   } catch {
     return undefined;
   }
-  if (typeof answer !== 'object' || answer === null) return undefined;
-  const { id, result } = answer as { id?: unknown; result?: unknown };
-  return typeof id === 'number' && result === chainId ? id : undefined;
 }

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { answeredId, chainIdRequest } from './chain-id-call.js';
+import { chainIdRequest, readAnswer } from './chain-id-call.js';
 import { toLoadResult, type LoadResult } from './load-result.js';
 
 /** Drives `eth_chainId` over keep-alive HTTP/1.1 with `connections` sockets, one request in flight on each. */
@@ -22,7 +22,8 @@ export async function runHttpLoad(
         connections,
         duration: seconds,
         verifyBody: (body) => {
-          const ok = answeredId(body?.toString() ?? '', chainId) === 1;
+          const answer = readAnswer(body?.toString() ?? '');
+          const ok = answer?.id === 1 && answer.result === chainId;
           // autocannon emits 'response' (recorded below) just before verifying: a wrong answer is no sample.
           // Any status but 200 carries no `result`, so it fails here too and counts as a mismatch.
           if (!ok) latenciesMs.pop();

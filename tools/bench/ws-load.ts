@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
-import { answeredId, chainIdRequest } from './chain-id-call.js';
+import { chainIdRequest, readAnswer } from './chain-id-call.js';
 import { toLoadResult, type LoadResult } from './load-result.js';
 
 /** How long answers still in flight at the end may take before they count as lost. */
@@ -34,15 +34,16 @@ export async function runWsLoad(
   for (const socket of sockets) {
     socket.on('message', (data) => {
       const now = process.hrtime.bigint();
-      const id = answeredId(messageText(data), chainId);
+      const answer = readAnswer(messageText(data));
+      const id = typeof answer?.id === 'number' ? answer.id : undefined;
       const start = id === undefined ? undefined : sentAt.get(id);
       if (id === undefined || start === undefined) {
-        // Wrong or unknown answer: its request stays in `sentAt` and is counted as lost at the end.
-        errors++;
+        errors++; // an answer to no pending request; that request, if any, counts as lost at the end
         return;
       }
       sentAt.delete(id);
-      latenciesMs.push(Number(now - start) / 1e6);
+      if (answer?.result === chainId) latenciesMs.push(Number(now - start) / 1e6);
+      else errors++;
       if (running) send(socket);
       else if (sentAt.size === 0) markDrained();
     });
