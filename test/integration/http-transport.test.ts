@@ -22,7 +22,7 @@ describe('HTTP transport', () => {
   it('serves a POST with a JSON body as application/json', async () => {
     const response = await post(node.url, CHAIN_ID_CALL);
     expect(response.status).to.equal(200);
-    expect(response.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+    expect(response.headers.get('content-type')).to.equal('application/json');
     expect(JSON.parse(response.text)).to.deep.equal({ jsonrpc: '2.0', id: 1, result: '0xae3f2' });
   });
 
@@ -118,6 +118,22 @@ describe('HTTP transport', () => {
         id: null,
         error: { code: -32600, message: 'request body too large: the limit is 5242880 bytes' },
       });
+    });
+
+    it('refuses a streamed body that grows past 5 MiB with HTTP 413', async () => {
+      const { request } = await import('node:http');
+      const status = await new Promise<number | undefined>((resolve, reject) => {
+        const req = request(node.url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        });
+        req.on('error', reject);
+        // Chunked: no Content-Length announces the size, so the limit is enforced while reading.
+        const chunk = Buffer.alloc(1024 * 1024, 'a');
+        for (let sent = 0; sent < 6; sent++) req.write(chunk);
+        req.end();
+      });
+      expect(status).to.equal(413);
     });
 
     it('refuses another content type with HTTP 415', async () => {
