@@ -14,6 +14,7 @@ export default tseslint.config(
     },
     plugins: { 'import-x': importX },
     settings: {
+      ...importX.flatConfigs.typescript.settings,
       'import-x/resolver-next': [
         createTypeScriptImportResolver({
           project: ['*/tsconfig.json', 'plugins/*/tsconfig.json'],
