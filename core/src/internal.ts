@@ -3,22 +3,16 @@
  * change in any release.
  */
 export { Dispatcher } from './rpc/dispatcher.js';
-export { MethodRegistry, UNSERVED_NAMESPACES } from './rpc/method-registry.js';
+export { MethodRegistry } from './rpc/method-registry.js';
 export { RequestHooks } from './rpc/request-hooks.js';
 export { RpcRequest } from './rpc/rpc-request.js';
 export { decodeParams } from './rpc/decode-params.js';
-export { loadCoreConfig, loadNodeConfig, readConfigLayers } from './config/load-config.js';
-export type { NodeConfig } from './config/load-config.js';
+export { loadNodeConfig, readConfigLayers } from './config/load-config.js';
 export { coreSchema } from './config/core-schema.js';
 export { envNameOf, parseFlags } from './config/config-sources.js';
 export type { ConfigSources } from './config/config-sources.js';
 export { renderAppToml } from './config/app-toml.js';
 export { initialAppToml } from './config/initial-config.js';
 export { orderPlugins } from './plugins/plugin-order.js';
-export { loadPlugins } from './plugins/plugin-loader.js';
 export type { LoadedPlugin } from './plugins/plugin-loader.js';
-export { PluginHost } from './plugins/plugin-host.js';
-export { createNodeContainer } from './di/container.js';
 export { RocksDbStore } from './storage/rocksdb-store.js';
-export { resolveNodeSetup } from './node/evm-node.js';
-export { parseCliArgs } from './cli/cli-args.js';

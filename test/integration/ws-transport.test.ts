@@ -80,6 +80,26 @@ describe('WebSocket transport', () => {
     });
   });
 
+  it('disconnects a client that does not read rather than buffering without bound', async () => {
+    const client = await WsClient.connect(node.wsUrl);
+    // The client stops reading: everything the node sends piles up in its buffers.
+    const tcp = (client.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    tcp.pause();
+    const floodsBefore = fixtureEvents.filter((event) => event.startsWith('flood:')).length;
+    client.socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'fixture_flood', params: ['0x40'] }));
+    while (fixtureEvents.filter((event) => event.startsWith('flood:')).length === floodsBefore) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // Reading again, the client finds the connection cut.
+    tcp.resume();
+    expect((await client.closed).code).to.equal(1006);
+    const delivered = Number(fixtureEvents.findLast((event) => event.startsWith('flood:'))!.slice('flood:'.length));
+    expect(delivered).to.be.above(15).and.below(64);
+    const again = await WsClient.connect(node.wsUrl);
+    expect((await again.call('eth_chainId')).result).to.equal('0xae3f2');
+    again.close();
+  });
+
   it('closes the connection with 1009 when a frame is over the limit, and stays up', async () => {
     const client = await WsClient.connect(node.wsUrl);
     client.socket.send(

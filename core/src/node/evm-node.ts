@@ -125,11 +125,6 @@ export class EvmNode {
     }
   }
 
-  /** Resolves a core service, for tools and tests that run in-process. */
-  service<T>(token: symbol & { readonly __service?: T }): T {
-    return this.container.resolve<T>(token);
-  }
-
   /**
    * Stops accepting requests, lets in-flight ones finish (up to `[node] shutdown_timeout`), stops
    * plugins in reverse order and closes the database. Calling it again waits for the same stop.

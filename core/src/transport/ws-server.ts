@@ -13,7 +13,6 @@ import { RpcRequest } from '../rpc/rpc-request.js';
 @injectable()
 export class WsTransport {
   #server: WebSocketServer | undefined;
-  readonly #connections = new Set<WsConnection>();
   #nextConnectionId = 0;
   #nextMessageId = 0;
 
@@ -55,11 +54,9 @@ export class WsTransport {
 
   #accept(socket: WebSocket): void {
     const connection = new WsConnection(`ws-${++this.#nextConnectionId}`, socket);
-    this.#connections.add(connection);
     socket.on('message', (data) => void this.#serve(connection, data));
     socket.on('error', (error) => this.logger.debug({ err: error, connection: connection.id }, 'WebSocket error'));
     socket.on('close', () => {
-      this.#connections.delete(connection);
       connection.closed();
     });
   }

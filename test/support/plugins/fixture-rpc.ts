@@ -9,6 +9,18 @@ const setup: PluginSetup = ({ rpc }) => {
   rpc.register(
     [
       defineMethod({
+        name: 'fixture_flood',
+        params: [uint64],
+        // Pushes `count` notifications of 1 MiB each and records how many the connection took.
+        handler: ([count], { connection }) => {
+          const megabyte = 'x'.repeat(1024 * 1024);
+          let delivered = 0;
+          while (delivered < count && connection!.notify('fixture_flood', megabyte)) delivered++;
+          fixtureEvents.push(`flood:${delivered}`);
+          return delivered;
+        },
+      }),
+      defineMethod({
         name: 'fixture_subscribe',
         params: [],
         handler: (_params, { connection }) => {
