@@ -26,6 +26,28 @@ describe('HTTP transport', () => {
     expect(JSON.parse(response.text)).to.deep.equal({ jsonrpc: '2.0', id: 1, result: '0xae3f2' });
   });
 
+  it('echoes ids exactly, large integers included', async () => {
+    const big = '123456789012345678901234567890';
+    const response = await post(
+      node.url,
+      `[{"jsonrpc":"2.0","id":${big},"method":"eth_chainId"},{"jsonrpc":"2.0","id":"x","method":"eth_chainId"}]`,
+    );
+    expect(response.text).to.equal(
+      `[{"jsonrpc":"2.0","id":${big},"result":"0xae3f2"},{"jsonrpc":"2.0","id":"x","result":"0xae3f2"}]`,
+    );
+  });
+
+  it('answers notifications with an empty body', async () => {
+    for (const body of [
+      '{"jsonrpc":"2.0","method":"eth_chainId"}',
+      '[{"jsonrpc":"2.0","method":"eth_chainId"},{"jsonrpc":"2.0","method":"net_version"}]',
+    ]) {
+      const response = await post(node.url, body);
+      expect(response.status).to.equal(200);
+      expect(response.text).to.equal('');
+    }
+  });
+
   it('accepts the JSON-RPC content types geth accepts', async () => {
     for (const type of ['application/json-rpc', 'application/jsonrequest', 'application/json; charset=utf-8']) {
       expect((await post(node.url, CHAIN_ID_CALL, { 'content-type': type })).status).to.equal(200);
