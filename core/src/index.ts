@@ -37,6 +37,11 @@ export type { NetworkName } from './config/profiles.js';
 export { isStartupError, StartupError } from './node/startup-error.js';
 export { EvmNode } from './node/evm-node.js';
 
+export type { Chain, AccountState } from './chain/chain.js';
+export type { BlockRecord, CommittedBlock, LogRecord, ReceiptRecord } from './chain/records.js';
+export type { BlockListener } from './chain/chain-events.js';
+export { ChainParams } from './chain/chain-params.js';
+
 export { Database, SCHEMA_VERSION } from './storage/database.js';
 export { Bucket, bucketKey, bucketRange, uint64BE } from './storage/buckets.js';
 export type { KeyPart } from './storage/buckets.js';

@@ -12,7 +12,7 @@ export { coreSchema } from './config/core-schema.js';
 export { envNameOf, parseFlags } from './config/config-sources.js';
 export type { ConfigSources } from './config/config-sources.js';
 export { renderAppToml } from './config/app-toml.js';
-export { initialAppToml } from './config/initial-config.js';
+export { initialConfig } from './config/initial-config.js';
 export { orderPlugins } from './plugins/plugin-order.js';
 export type { LoadedPlugin } from './plugins/plugin-loader.js';
 export { RocksDbStore } from './storage/rocksdb-store.js';

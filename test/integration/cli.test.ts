@@ -24,11 +24,15 @@ describe('evmnode CLI', () => {
     const home = tempHome();
     const init = await runCli(['init', '--home', home, '--node.network', 'testnet']);
     const file = path.join(home, 'config', 'app.toml');
-    expect(init).to.deep.equal({ code: 0, stdout: `wrote ${file}\n`, stderr: '' });
+    const genesisFile = path.join(home, 'config', 'genesis.json');
+    expect(init).to.deep.equal({ code: 0, stdout: `wrote ${file}\nwrote ${genesisFile}\n`, stderr: '' });
+    const genesis = JSON.parse(readFileSync(genesisFile, 'utf8'));
+    expect(genesis).to.include({ chainId: 1328, gasLimit: '0xbebc20', baseFeePerGas: '0x3b9aca00' });
+    expect(genesis.alloc).to.deep.equal({});
     const text = readFileSync(file, 'utf8');
     expect(text).to.include('# Serve JSON-RPC over HTTP.\nhttp_enabled = true');
     const toml = parseToml(text) as Record<string, Record<string, unknown>>;
-    expect(Object.keys(toml)).to.deep.equal(['node', 'evm', 'logging', 'metrics']);
+    expect(Object.keys(toml)).to.deep.equal(['node', 'evm', 'consensus', 'mempool', 'state', 'logging', 'metrics']);
     expect(toml.node).to.include({ network: 'testnet', chain_id: 1328 });
     expect(toml.evm).to.include({ write_timeout: '30s', max_blocks_for_log: 2000 });
 
@@ -38,8 +42,12 @@ describe('evmnode CLI', () => {
     expect((await runCli(['init', '--home', home, '--force'])).code).to.equal(0);
     expect(parseToml(readFileSync(file, 'utf8')).node).to.include({ network: 'local', chain_id: 713714 });
 
-    const node = await startNodeProcess(['--home', home, '--node.network', 'mainnet', '--node.chain_id', '1329']);
-    expect((await rpc(node.url, 'eth_chainId')).result).to.equal('0x531');
+    expect(Object.keys(JSON.parse(readFileSync(genesisFile, 'utf8')).alloc)).to.have.length(10);
+    const node = await startNodeProcess(['--home', home]);
+    expect((await rpc(node.url, 'eth_chainId')).result).to.equal('0xae3f2');
+    expect((await rpc(node.url, 'eth_getBalance', ['0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'])).result).to.equal(
+      '0x21e19e0c9bab2400000',
+    );
     node.child.kill('SIGTERM');
     expect(await node.exited).to.equal(0);
   });

@@ -6,7 +6,7 @@ import { parse as parseToml } from 'smol-toml';
 import { isStartupError } from '@evmnode/core';
 import {
   coreSchema,
-  initialAppToml,
+  initialConfig,
   envNameOf,
   loadNodeConfig,
   parseFlags,
@@ -187,7 +187,11 @@ describe('configuration', () => {
   for (const network of ['local', 'testnet', 'mainnet']) {
     it(`keeps config/${network}/app.toml equal to what evmnode init writes (npm run config:write updates it)`, async () => {
       const file = new URL(`../../../config/${network}/app.toml`, import.meta.url);
-      const expected = await initialAppToml({ home: '/nonexistent', env: {}, flags: ['--node.network', network] });
+      const { appToml: expected } = await initialConfig({
+        home: '/nonexistent',
+        env: {},
+        flags: ['--node.network', network],
+      });
       expect(readFileSync(file, 'utf8')).to.equal(expected);
     });
   }

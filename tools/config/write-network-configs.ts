@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { initialAppToml } from '@evmnode/core/internal';
+import { initialConfig } from '@evmnode/core/internal';
 
 const configDir = fileURLToPath(new URL('../../../config', import.meta.url));
 
@@ -14,6 +14,7 @@ for (const network of ['local', 'testnet', 'mainnet']) {
   const file = path.join(configDir, network, 'app.toml');
   mkdirSync(path.dirname(file), { recursive: true });
   // Defaults and the network only: no file, environment or flag of this machine.
-  writeFileSync(file, await initialAppToml({ home: '/nonexistent', env: {}, flags: ['--node.network', network] }));
+  const { appToml } = await initialConfig({ home: '/nonexistent', env: {}, flags: ['--node.network', network] });
+  writeFileSync(file, appToml);
   process.stdout.write(`wrote ${path.relative(process.cwd(), file)}\n`);
 }

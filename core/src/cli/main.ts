@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseCliArgs, type CliArgs } from './cli-args.js';
 import { configFilePath, type ConfigSources } from '../config/config-sources.js';
-import { initialAppToml } from '../config/initial-config.js';
+import { initialConfig } from '../config/initial-config.js';
+import { genesisFilePath } from '../chain/genesis-source.js';
 import { EvmNode } from '../node/evm-node.js';
 import { isStartupError, StartupError } from '../node/startup-error.js';
 import { EVMNODE_VERSION } from '../version.js';
@@ -47,16 +48,20 @@ function stop(node: EvmNode, signal: NodeJS.Signals): void {
   );
 }
 
-/** Writes `<home>/config/app.toml` with every key, its doc and its value. */
+/** Writes `<home>/config/app.toml` (every key, its doc and its value) and the network's genesis.json. */
 async function init(args: CliArgs): Promise<void> {
   const file = configFilePath({ home: args.home, configFile: args.configFile });
-  if (existsSync(file) && !args.force) {
-    throw new StartupError(`${file} already exists; pass --force to overwrite it`);
+  const genesisFile = genesisFilePath(args.home);
+  for (const existing of [file, genesisFile]) {
+    if (existsSync(existing) && !args.force)
+      throw new StartupError(`${existing} already exists; pass --force to overwrite it`);
   }
-  const text = await initialAppToml(sourcesOf(args));
+  const { appToml, genesis } = await initialConfig(sourcesOf(args));
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, text);
-  process.stdout.write(`wrote ${file}\n`);
+  mkdirSync(path.dirname(genesisFile), { recursive: true });
+  writeFileSync(file, appToml);
+  writeFileSync(genesisFile, `${JSON.stringify(genesis, null, 2)}\n`);
+  process.stdout.write(`wrote ${file}\nwrote ${genesisFile}\n`);
 }
 
 async function main(argv: readonly string[]): Promise<void> {

@@ -39,6 +39,18 @@ export interface CoreConfig {
     readonly batch_response_max_size: number;
     readonly max_request_body_bytes: number;
   };
+  readonly consensus: {
+    readonly block_time: number;
+    readonly create_empty_blocks: boolean;
+    readonly proposer: string;
+  };
+  readonly mempool: {
+    readonly size: number;
+    readonly min_gas_price: number;
+  };
+  readonly state: {
+    readonly keep_recent: number;
+  };
   readonly logging: {
     readonly level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
     readonly format: 'auto' | 'json' | 'pretty';
@@ -67,7 +79,7 @@ export const coreSchema = {
     plugins: {
       doc: 'Plugins to load, in order: built-in names, npm package names or paths to a plugin folder.',
       format: 'string-list',
-      default: ['eth-query'],
+      default: ['eth-query', 'eth-send'],
     },
     disable_tags: {
       doc: 'Plugins carrying any of these tags are not loaded (e.g. ["hosted-key"] on public nodes).',
@@ -144,6 +156,34 @@ export const coreSchema = {
       doc: 'Largest HTTP request body and WebSocket message.',
       format: 'nat',
       default: 5 * 1024 * 1024,
+    },
+  },
+  consensus: {
+    block_time: { doc: 'Time between blocks.', format: 'duration', default: 400 },
+    create_empty_blocks: { doc: 'Produce blocks without transactions too.', format: Boolean, default: true },
+    proposer: {
+      doc: "The block proposer's address, shown as the block's miner (empty: derived from the chain ID).",
+      format: String,
+      default: '',
+    },
+  },
+  mempool: {
+    size: {
+      doc: 'Most transactions the pool holds; more are refused with "mempool full".',
+      format: 'nat',
+      default: 5000,
+    },
+    min_gas_price: {
+      doc: 'Lowest gas price, in wei, of legacy (type 0 and 1) transactions.',
+      format: 'nat',
+      default: 50_000_000_000,
+    },
+  },
+  state: {
+    keep_recent: {
+      doc: 'Blocks of history whose state stays queryable (0: every block, an archive node).',
+      format: 'nat',
+      default: 0,
     },
   },
   logging: {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { defineToken } from '../di/service-token.js';
 import type { ChainInfo } from './chain-info.js';
+import type { Chain } from '../chain/chain.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import type { Database } from '../storage/database.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -12,6 +13,8 @@ export const CoreTokens = {
   Config: defineToken<CoreConfig>('Config'),
   /** Chain identity: chain ID and network. */
   ChainInfo: defineToken<ChainInfo>('ChainInfo'),
+  /** The chain: head, blocks, receipts, state at any height, the pool and the block event bus. */
+  Chain: defineToken<Chain>('Chain'),
   /** The node's key-value database. */
   Database: defineToken<Database>('Database'),
   /** Prometheus metrics, or null when `[metrics] enabled = false`. */

@@ -6,7 +6,10 @@ import { InternalTokens } from './internal-tokens.js';
 import type { ConfigSources } from '../config/config-sources.js';
 import { loadCoreConfig, loadNodeConfig, readConfigLayers, type NodeConfig } from '../config/load-config.js';
 import type { ConfigSchema } from '../config/schema-tree.js';
-import { createNodeContainer, type DependencyContainer } from '../di/container.js';
+import { BlockProducer } from '../chain/block-producer.js';
+import { Chain } from '../chain/chain.js';
+import { loadGenesis } from '../chain/genesis-source.js';
+import { createNodeContainer } from '../di/container.js';
 import { createLogger } from '../logging/logger.js';
 import { Metrics } from '../metrics/metrics.js';
 import { rpcMetricsHook } from '../metrics/rpc-metrics-hook.js';
@@ -52,9 +55,9 @@ export class EvmNode {
   private constructor(
     readonly config: NodeConfig,
     readonly logger: Logger,
-    private readonly container: DependencyContainer,
     private readonly host: PluginHost,
     private readonly database: Database,
+    private readonly producer: BlockProducer,
     private readonly http: HttpTransport | undefined,
     private readonly ws: WsTransport | undefined,
     /** The bound HTTP address, when HTTP is enabled. */
@@ -84,6 +87,25 @@ export class EvmNode {
 
     const database = await Database.openInHome(options.sources.home);
     container.register(CoreTokens.Database, { useValue: database });
+    let chain: Chain;
+    let producer: BlockProducer;
+    try {
+      chain = await Chain.open(
+        database,
+        loadGenesis(options.sources.home, core),
+        core,
+        logger.child({ module: 'chain' }),
+      );
+      const settings = {
+        blockTimeMs: core.consensus.block_time,
+        createEmptyBlocks: core.consensus.create_empty_blocks,
+      };
+      producer = await BlockProducer.create(chain, settings, logger.child({ module: 'producer' }));
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
+    container.register(CoreTokens.Chain, { useValue: chain });
     const registry = container.resolve<MethodRegistry>(InternalTokens.MethodRegistry);
     const hooks = container.resolve<RequestHooks>(CoreTokens.RequestHooks);
     if (metrics !== null) hooks.add(rpcMetricsHook(metrics, registry));
@@ -96,12 +118,13 @@ export class EvmNode {
       registry.seal();
       hooks.seal();
       await host.start();
+      producer.start();
       const node = new EvmNode(
         config,
         logger,
-        container,
         host,
         database,
+        producer,
         http,
         ws,
         await http?.listen(),
@@ -119,6 +142,7 @@ export class EvmNode {
       return node;
     } catch (error) {
       await Promise.all([http?.close(0), ws?.close()]);
+      await producer.stop();
       await host.stop();
       await database.close();
       throw error;
@@ -126,8 +150,8 @@ export class EvmNode {
   }
 
   /**
-   * Stops accepting requests, lets in-flight ones finish (up to `[node] shutdown_timeout`), stops
-   * plugins in reverse order and closes the database. Calling it again waits for the same stop.
+   * Stops accepting requests, lets in-flight ones finish (up to `[node] shutdown_timeout`), lets
+   * the block being produced commit, stops plugins in reverse order and closes the database. Calling it again waits for the same stop.
    */
   stop(): Promise<void> {
     this.#stopping ??= this.#stop();
@@ -136,6 +160,7 @@ export class EvmNode {
 
   async #stop(): Promise<void> {
     await Promise.all([this.http?.close(this.config.core.node.shutdown_timeout), this.ws?.close()]);
+    await this.producer.stop();
     await this.host.stop();
     await this.database.close();
     this.logger.info('evmnode stopped');

@@ -3,8 +3,30 @@
  * so byte order is numeric order and range scans work. Numbers are never reused.
  */
 export const Bucket = {
-  /** utf-8 name -> value: node-wide metadata such as the schema version. */
+  /** utf-8 name -> value: node-wide metadata such as the schema version and the head height. */
   Meta: 0x00,
+  /** trie node key (hash, or code prefix + hash) -> node: the EVM state tries, every version. */
+  StateNode: 0x01,
+  /** height -> block record (JSON): consensus header, EVM fields, transaction hashes. */
+  Block: 0x02,
+  /** block hash -> height. */
+  BlockHash: 0x03,
+  /** height || index (4 bytes) -> raw signed EVM transaction. */
+  Transaction: 0x04,
+  /** EVM transaction hash -> height || index (4 bytes). */
+  TransactionHash: 0x05,
+  /** height || index (4 bytes) -> receipt record (JSON). */
+  Receipt: 0x06,
+  /** native transaction hash -> EVM transaction hash. */
+  NativeToEvm: 0x07,
+  /** EVM transaction hash -> native transaction hash. */
+  EvmToNative: 0x08,
+  /** height || block log index (4 bytes) -> log record (JSON). */
+  Log: 0x09,
+  /** address || height || block log index -> empty: logs by emitting address. */
+  LogByAddress: 0x0a,
+  /** topic || position (1 byte) || height || block log index -> empty: logs by topic. */
+  LogByTopic: 0x0b,
 } as const;
 
 export type Bucket = (typeof Bucket)[keyof typeof Bucket];

@@ -1,6 +1,6 @@
 import { CoreTokens } from '@evmnode/core';
 
 /** The services eth-query's setup receives. */
-export const deps = { chain: CoreTokens.ChainInfo };
+export const deps = { info: CoreTokens.ChainInfo, chain: CoreTokens.Chain };
 
 export type Deps = typeof deps;

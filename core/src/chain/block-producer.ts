@@ -1,0 +1,243 @@
+import { createBlock } from '@ethereumjs/block';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import { Account, Address, bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { Bloom, createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import type { Logger } from 'pino';
+import type { Chain } from './chain.js';
+import { ChainParams } from './chain-params.js';
+import { consensusHeaderHash, dataHashOf, type ConsensusHeader } from './consensus-header.js';
+import { nativeTxHash, wrapEvmTransaction } from './native-tx.js';
+import { effectiveTip } from './pool/pooled-transaction.js';
+import type { BlockRecord, CommittedBlock, LogRecord, ReceiptRecord } from './records.js';
+import { stateManagerAt } from './state/world-state.js';
+import { uint64BE } from '../storage/buckets.js';
+
+const hex = (value: bigint | number): PrefixedHexString => `0x${value.toString(16)}`;
+
+export interface ProducerSettings {
+  readonly blockTimeMs: number;
+  readonly createEmptyBlocks: boolean;
+}
+
+/** What executing one transaction left behind. */
+interface Executed {
+  readonly raw: Uint8Array;
+  readonly receipt: ReceiptRecord;
+  readonly tip: bigint;
+  readonly gasUsed: bigint;
+}
+
+/**
+ * Produces a block every `block_time`: takes ready transactions by effective tip, executes them
+ * with the EVM (Prague), pays every fee to the fee collector, commits the block atomically and
+ * publishes it. Blocks are final when committed.
+ */
+export class BlockProducer {
+  #timer: NodeJS.Timeout | undefined;
+  #producing: Promise<void> = Promise.resolve();
+  #stopped = true;
+
+  private constructor(
+    private readonly chain: Chain,
+    private readonly vm: VM,
+    private readonly live: MerkleStateManager,
+    private readonly settings: ProducerSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  static async create(chain: Chain, settings: ProducerSettings, logger: Logger): Promise<BlockProducer> {
+    const live = stateManagerAt(chain.nodes, chain.common, hexToBytes(chain.head().stateRoot), true);
+    const vm = await createVM({ common: chain.common, stateManager: live });
+    return new BlockProducer(chain, vm, live, settings, logger);
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.#schedule();
+  }
+
+  /** Stops producing; resolves once a block being produced is committed. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    await this.#producing;
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#producing = this.produce().then(
+        () => this.#schedule(),
+        (error: unknown) => {
+          this.logger.error({ err: error }, 'block production failed; retrying at the next tick');
+          this.#schedule();
+        },
+      );
+    }, this.settings.blockTimeMs);
+  }
+
+  /** Produces and commits one block; resolves to it, or undefined when an empty block was not wanted. */
+  async produce(): Promise<CommittedBlock | undefined> {
+    const parent = this.chain.head();
+    const baseFee = this.chain.nextBaseFee();
+    const stateNonces = await this.#senderNonces();
+    const candidates = this.chain.pool.ready(stateNonces, baseFee);
+    if (candidates.length === 0 && !this.settings.createEmptyBlocks) return undefined;
+
+    const height = parent.height + 1;
+    const timeMs = BigInt(Math.max(Date.now(), Number(BigInt(parent.header.timeMs)) + 1));
+    const prevRandao = keccak_256(uint64BE(timeMs));
+    const evmBlock = createBlock(
+      {
+        header: {
+          number: BigInt(height),
+          timestamp: timeMs / 1000n,
+          gasLimit: ChainParams.blockGasLimit,
+          baseFeePerGas: baseFee,
+          coinbase: ChainParams.feeCollector,
+          mixHash: prevRandao,
+        },
+      },
+      { common: this.chain.common, skipConsensusFormatValidation: true },
+    );
+
+    const executed: Executed[] = [];
+    const dropped: PrefixedHexString[] = [];
+    const nextNonces = new Map<PrefixedHexString, bigint>();
+    const blockBloom = new Bloom(undefined, this.chain.common);
+    let gasUsed = 0n;
+    let logIndex = 0;
+    await this.live.checkpoint();
+    try {
+      for (const pooled of candidates) {
+        if (gasUsed + pooled.tx.gasLimit > ChainParams.blockGasLimit) break;
+        let result: RunTxResult;
+        try {
+          result = await runTx(this.vm, {
+            tx: pooled.tx,
+            block: evmBlock,
+            blockGasUsed: gasUsed,
+            skipHardForkValidation: true,
+          });
+        } catch (error) {
+          // It no longer passes its checks (nonce, balance): dropped, with no receipt.
+          this.logger.debug({ err: error, tx: pooled.hash }, 'transaction dropped at execution');
+          this.chain.pool.remove(pooled);
+          dropped.push(pooled.hash);
+          continue;
+        }
+        await this.#payBaseFee(result.totalGasSpent * baseFee);
+        gasUsed += result.totalGasSpent;
+        nextNonces.set(pooled.sender, pooled.nonce + 1n);
+        blockBloom.or(result.bloom);
+        const index = executed.length;
+        const logs: LogRecord[] = result.receipt.logs.map(([address, topics, data]) => ({
+          address: bytesToHex(address),
+          topics: topics.map((topic) => bytesToHex(topic)),
+          data: bytesToHex(data),
+          logIndex: logIndex++,
+          transactionIndex: index,
+          transactionHash: pooled.hash,
+        }));
+        const tip = effectiveTip(pooled.tx, baseFee);
+        executed.push({
+          raw: pooled.raw,
+          tip,
+          gasUsed: result.totalGasSpent,
+          receipt: {
+            transactionHash: pooled.hash,
+            transactionIndex: index,
+            type: hex(pooled.tx.type),
+            from: pooled.sender,
+            to: pooled.tx.to?.toString() ?? null,
+            contractAddress: result.createdAddress?.toString() ?? null,
+            status: 'status' in result.receipt ? result.receipt.status : 1,
+            cumulativeGasUsed: hex(gasUsed),
+            gasUsed: hex(result.totalGasSpent),
+            effectiveGasPrice: hex(baseFee + tip),
+            logsBloom: bytesToHex(result.bloom.bitvector),
+            logs,
+            vmError: result.execResult.exceptionError?.error ?? '',
+          },
+        });
+      }
+      await this.live.commit();
+    } catch (error) {
+      await this.live.revert();
+      throw error;
+    }
+    const stateRoot = await this.live.getStateRoot();
+
+    const nativeTxs = executed.map(({ raw }) => wrapEvmTransaction(raw));
+    const nativeHashes = nativeTxs.map(nativeTxHash);
+    const header: ConsensusHeader = {
+      chainId: this.chain.chainId,
+      height: BigInt(height),
+      timeMs,
+      parentHash: parent.hash,
+      dataHash: dataHashOf(nativeHashes),
+      appHash: parent.stateRoot,
+      proposer: this.chain.proposer,
+    };
+    const block: BlockRecord = {
+      hash: consensusHeaderHash(header),
+      height,
+      header: {
+        chainId: hex(header.chainId),
+        timeMs: hex(timeMs),
+        parentHash: header.parentHash,
+        dataHash: header.dataHash,
+        appHash: header.appHash,
+        proposer: header.proposer,
+      },
+      timestamp: hex(timeMs / 1000n),
+      gasLimit: hex(ChainParams.blockGasLimit),
+      gasUsed: hex(gasUsed),
+      baseFeePerGas: hex(baseFee),
+      prevRandao: bytesToHex(prevRandao),
+      stateRoot: bytesToHex(stateRoot),
+      logsBloom: bytesToHex(blockBloom.bitvector),
+      transactions: executed.map(({ receipt }) => receipt.transactionHash),
+      tips: executed
+        .map(({ gasUsed: used, tip }) => [hex(used), hex(tip)] as const)
+        .sort((a, b) => (BigInt(a[1]) < BigInt(b[1]) ? -1 : BigInt(a[1]) > BigInt(b[1]) ? 1 : 0)),
+    };
+    const committed: CommittedBlock = {
+      block,
+      receipts: executed.map(({ receipt }) => receipt),
+      rawTransactions: executed.map(({ raw }) => raw),
+      nativeHashes,
+    };
+    try {
+      await this.chain.store.commit(committed, this.chain.nodes);
+    } catch (error) {
+      // Nothing of the block is stored: forget its state and start the next one from the parent's.
+      this.chain.nodes.clearPending();
+      await this.live.setStateRoot(hexToBytes(parent.stateRoot));
+      throw error;
+    }
+    this.chain.applyCommitted(committed, nextNonces, dropped);
+    return committed;
+  }
+
+  /** State nonces of every sender with pooled transactions. */
+  async #senderNonces(): Promise<Map<PrefixedHexString, bigint>> {
+    const nonces = new Map<PrefixedHexString, bigint>();
+    for (const sender of this.chain.pool.senders()) {
+      const account = await this.live.getAccount(new Address(hexToBytes(sender)));
+      nonces.set(sender, account?.nonce ?? 0n);
+    }
+    return nonces;
+  }
+
+  /** The EVM burns the base fee; here it goes to the fee collector with the tips (decisions.md D4). */
+  async #payBaseFee(amount: bigint): Promise<void> {
+    if (amount === 0n) return;
+    const collector = new Address(hexToBytes(ChainParams.feeCollector));
+    // Without tips it may not exist yet: empty accounts are removed after each transaction.
+    const account = (await this.live.getAccount(collector)) ?? new Account();
+    account.balance += amount;
+    await this.live.putAccount(collector, account);
+  }
+}

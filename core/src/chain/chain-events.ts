@@ -1,0 +1,30 @@
+import type { CommittedBlock } from './records.js';
+
+/** A listener of committed blocks; it must not throw (a failure is logged and the rest still run). */
+export type BlockListener = (committed: CommittedBlock) => void;
+
+/**
+ * The in-process event bus: every block is published once it is durable, in height order, to
+ * filters, subscriptions and anything else that follows the chain.
+ */
+export class ChainEvents {
+  readonly #listeners = new Set<BlockListener>();
+
+  constructor(private readonly onListenerError: (error: unknown) => void) {}
+
+  /** Calls `listener` for every block committed from now on; returns the function that stops it. */
+  onBlock(listener: BlockListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  publish(committed: CommittedBlock): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(committed);
+      } catch (error) {
+        this.onListenerError(error);
+      }
+    }
+  }
+}

@@ -1,0 +1,114 @@
+import { bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import type { BlockRecord, CommittedBlock, ReceiptRecord } from './records.js';
+import type { TrieNodeStore } from './state/trie-node-store.js';
+import { Bucket, bucketKey, uint64BE } from '../storage/buckets.js';
+import type { Database } from '../storage/database.js';
+import type { KvStore } from '../storage/kv-store.js';
+
+const HEAD_KEY = 'head';
+
+function uint32BE(value: number): Uint8Array {
+  const bytes = new Uint8Array(4);
+  new DataView(bytes.buffer).setUint32(0, value);
+  return bytes;
+}
+
+function json<T>(bytes: Uint8Array | undefined): T | undefined {
+  return bytes === undefined ? undefined : (JSON.parse(Buffer.from(bytes).toString('utf8')) as T);
+}
+
+function jsonBytes(value: unknown): Uint8Array {
+  return Buffer.from(JSON.stringify(value), 'utf8');
+}
+
+/** Where a transaction is: its block height and index in the block. */
+export interface TxLocation {
+  readonly height: number;
+  readonly index: number;
+}
+
+/** The chain's blocks, transactions, receipts, logs and their indexes, written one batch per block. */
+export class ChainStore {
+  readonly #store: KvStore;
+
+  constructor(private readonly database: Database) {
+    this.#store = database.store;
+  }
+
+  /** The height of the last whole block, or undefined in a new database. */
+  async headHeight(): Promise<number | undefined> {
+    const head = await this.database.meta.get(HEAD_KEY);
+    return head === undefined ? undefined : Number(head);
+  }
+
+  async blockAt(height: number): Promise<BlockRecord | undefined> {
+    return json<BlockRecord>(await this.#store.get(bucketKey(Bucket.Block, height)));
+  }
+
+  async heightOf(blockHash: PrefixedHexString): Promise<number | undefined> {
+    const bytes = await this.#store.get(bucketKey(Bucket.BlockHash, hexToBytes(blockHash)));
+    return bytes === undefined ? undefined : Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0));
+  }
+
+  async locationOf(txHash: PrefixedHexString): Promise<TxLocation | undefined> {
+    const bytes = await this.#store.get(bucketKey(Bucket.TransactionHash, hexToBytes(txHash)));
+    if (bytes === undefined) return undefined;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return { height: Number(view.getBigUint64(0)), index: view.getUint32(8) };
+  }
+
+  async receiptAt(location: TxLocation): Promise<ReceiptRecord | undefined> {
+    return json<ReceiptRecord>(
+      await this.#store.get(bucketKey(Bucket.Receipt, location.height, uint32BE(location.index))),
+    );
+  }
+
+  async rawTransactionAt(location: TxLocation): Promise<Uint8Array | undefined> {
+    return this.#store.get(bucketKey(Bucket.Transaction, location.height, uint32BE(location.index)));
+  }
+
+  async evmHashOfNative(nativeHash: Uint8Array): Promise<PrefixedHexString | undefined> {
+    const bytes = await this.#store.get(bucketKey(Bucket.NativeToEvm, nativeHash));
+    return bytes === undefined ? undefined : bytesToHex(bytes);
+  }
+
+  async nativeHashOf(txHash: PrefixedHexString): Promise<Uint8Array | undefined> {
+    return this.#store.get(bucketKey(Bucket.EvmToNative, hexToBytes(txHash)));
+  }
+
+  /**
+   * Writes a block with everything it changed, trie nodes included, in one atomic batch whose
+   * last entry moves the head: after a crash the node restarts at the last whole block.
+   */
+  async commit(committed: CommittedBlock, nodes: TrieNodeStore): Promise<void> {
+    const { block, receipts, rawTransactions, nativeHashes } = committed;
+    const batch = this.database.batch();
+    nodes.moveInto(batch);
+    const height = block.height;
+    batch.put(bucketKey(Bucket.Block, height), jsonBytes(block));
+    batch.put(bucketKey(Bucket.BlockHash, hexToBytes(block.hash)), uint64BE(height));
+    receipts.forEach((receipt, index) => {
+      const position = uint32BE(index);
+      const txHash = hexToBytes(receipt.transactionHash);
+      batch.put(bucketKey(Bucket.Transaction, height, position), rawTransactions[index]!);
+      batch.put(bucketKey(Bucket.Receipt, height, position), jsonBytes(receipt));
+      batch.put(bucketKey(Bucket.TransactionHash, txHash), bucketKey(0, height, position).subarray(1));
+      batch.put(bucketKey(Bucket.NativeToEvm, nativeHashes[index]!), txHash);
+      batch.put(bucketKey(Bucket.EvmToNative, txHash), nativeHashes[index]!);
+      for (const log of receipt.logs) {
+        const logKey = [height, uint32BE(log.logIndex)] as const;
+        batch.put(bucketKey(Bucket.Log, ...logKey), jsonBytes(log));
+        batch.put(bucketKey(Bucket.LogByAddress, hexToBytes(log.address), ...logKey), new Uint8Array(0));
+        log.topics.forEach((topic, position) =>
+          batch.put(
+            bucketKey(Bucket.LogByTopic, hexToBytes(topic), Uint8Array.of(position), ...logKey),
+            new Uint8Array(0),
+          ),
+        );
+      }
+    });
+    this.database.meta.put(batch, HEAD_KEY, BigInt(height));
+    await batch.write();
+    nodes.clearPending();
+  }
+}

@@ -1,0 +1,208 @@
+import type { Common } from '@ethereumjs/common';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import { Address, bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { sha256 } from '@noble/hashes/sha2.js';
+import type { Logger } from 'pino';
+import { nextBaseFee } from './base-fee.js';
+import { ChainEvents } from './chain-events.js';
+import { ChainStore } from './chain-store.js';
+import { consensusHeaderHash, dataHashOf, type ConsensusHeader } from './consensus-header.js';
+import { evmCommon } from './evm-common.js';
+import type { Genesis } from './genesis.js';
+import { TxPool } from './pool/tx-pool.js';
+import type { BlockRecord, CommittedBlock } from './records.js';
+import { applyGenesisState, stateManagerAt } from './state/world-state.js';
+import { TrieNodeStore } from './state/trie-node-store.js';
+import type { BlockRef } from '../rpc/block-codecs.js';
+import type { CoreConfig } from '../config/core-schema.js';
+import { InvalidInputError, ResourceNotFoundError } from '../errors/rpc-error.js';
+import { StartupError } from '../node/startup-error.js';
+import type { Database } from '../storage/database.js';
+
+const ZERO_HASH: PrefixedHexString = `0x${'00'.repeat(32)}`;
+
+const hex = (value: bigint | number): PrefixedHexString => `0x${value.toString(16)}`;
+
+/** The default proposer: derived from the chain ID, so that it is stable and differs from the fee collector. */
+function defaultProposer(chainId: bigint): PrefixedHexString {
+  return bytesToHex(sha256(Buffer.from(`evmnode proposer ${chainId}`)).subarray(0, 20));
+}
+
+/** An account as the chain reads it. */
+export interface AccountState {
+  readonly nonce: bigint;
+  readonly balance: bigint;
+}
+
+/**
+ * The chain as plugins see it: the head, blocks, transactions and receipts, state at any height,
+ * and transaction submission. Blocks are produced by the {@link BlockProducer}.
+ */
+export class Chain {
+  readonly common: Common;
+  readonly events: ChainEvents;
+  readonly pool: TxPool;
+  readonly proposer: PrefixedHexString;
+  #head: BlockRecord;
+  #headState: MerkleStateManager;
+  readonly #waiters = new Map<PrefixedHexString, (() => void)[]>();
+
+  private constructor(
+    readonly store: ChainStore,
+    readonly nodes: TrieNodeStore,
+    readonly chainId: bigint,
+    head: BlockRecord,
+    config: CoreConfig,
+    logger: Logger,
+  ) {
+    this.common = evmCommon(chainId);
+    this.events = new ChainEvents((error) => logger.error({ err: error }, 'a block listener failed'));
+    this.proposer = (config.consensus.proposer || defaultProposer(chainId)).toLowerCase() as PrefixedHexString;
+    this.#head = head;
+    this.#headState = stateManagerAt(nodes, this.common, hexToBytes(head.stateRoot), true);
+    this.pool = new TxPool(
+      {
+        common: this.common,
+        chainId,
+        nextBaseFee: () => this.nextBaseFee(),
+        account: (address) => this.accountAtHead(address),
+      },
+      { size: config.mempool.size, minGasPrice: BigInt(config.mempool.min_gas_price) },
+    );
+  }
+
+  /** Opens the chain in `database`, writing the genesis block and state into a new one. */
+  static async open(database: Database, genesis: Genesis, config: CoreConfig, logger: Logger): Promise<Chain> {
+    const chainId = BigInt(config.node.chain_id);
+    if (genesis.chainId !== chainId) {
+      throw new StartupError(
+        `genesis chainId ${genesis.chainId} differs from [node] chain_id ${chainId}: make them equal`,
+      );
+    }
+    const store = new ChainStore(database);
+    const nodes = new TrieNodeStore(database.store);
+    const headHeight = await store.headHeight();
+    const head =
+      headHeight === undefined ? await Chain.#writeGenesis(store, nodes, genesis) : await store.blockAt(headHeight);
+    if (head === undefined) throw new StartupError(`the database has no block at its head height ${headHeight}`);
+    return new Chain(store, nodes, chainId, head, config, logger);
+  }
+
+  static async #writeGenesis(store: ChainStore, nodes: TrieNodeStore, genesis: Genesis): Promise<BlockRecord> {
+    const stateRoot = await applyGenesisState(stateManagerAt(nodes, evmCommon(genesis.chainId)), genesis);
+    const header: ConsensusHeader = {
+      chainId: genesis.chainId,
+      height: 0n,
+      timeMs: genesis.timeMs,
+      parentHash: ZERO_HASH,
+      dataHash: dataHashOf([]),
+      appHash: ZERO_HASH,
+      proposer: `0x${'00'.repeat(20)}`,
+    };
+    const block: BlockRecord = {
+      hash: consensusHeaderHash(header),
+      height: 0,
+      header: {
+        chainId: hex(header.chainId),
+        timeMs: hex(header.timeMs),
+        parentHash: header.parentHash,
+        dataHash: header.dataHash,
+        appHash: header.appHash,
+        proposer: header.proposer,
+      },
+      timestamp: hex(genesis.timeMs / 1000n),
+      gasLimit: hex(genesis.gasLimit),
+      gasUsed: '0x0',
+      baseFeePerGas: hex(genesis.baseFeePerGas),
+      prevRandao: ZERO_HASH,
+      stateRoot: bytesToHex(stateRoot),
+      logsBloom: `0x${'00'.repeat(256)}`,
+      transactions: [],
+      tips: [],
+    };
+    await store.commit({ block, receipts: [], rawTransactions: [], nativeHashes: [] }, nodes);
+    return block;
+  }
+
+  /** The last committed block: `latest`, `safe`, `finalized` and `pending` all mean it. */
+  head(): BlockRecord {
+    return this.#head;
+  }
+
+  /** The base fee of the next block. */
+  nextBaseFee(): bigint {
+    const head = this.#head;
+    return head.height === 0
+      ? BigInt(head.baseFeePerGas)
+      : nextBaseFee(BigInt(head.baseFeePerGas), BigInt(head.gasUsed), BigInt(head.gasLimit));
+  }
+
+  /** The height a block reference names, with geth-compatible errors for future heights and unknown hashes. */
+  async resolveHeight(ref: BlockRef): Promise<number> {
+    const head = this.#head.height;
+    switch (ref.kind) {
+      case 'tag':
+        return ref.tag === 'earliest' ? 0 : head;
+      case 'number':
+        if (ref.number > BigInt(head)) {
+          throw new InvalidInputError(`requested height ${ref.number} is not yet available; safe latest is ${head}`);
+        }
+        return Number(ref.number);
+      case 'hash': {
+        const height = await this.store.heightOf(ref.hash);
+        if (height === undefined) throw new ResourceNotFoundError('block not found by hash');
+        return height;
+      }
+    }
+  }
+
+  /** Nonce and balance at the head. */
+  async accountAtHead(address: PrefixedHexString): Promise<AccountState> {
+    return Chain.#readAccount(this.#headState, address);
+  }
+
+  /** Nonce and balance after block `height` (every height is kept: archive). */
+  async accountAt(address: PrefixedHexString, height: number): Promise<AccountState> {
+    if (height === this.#head.height) return this.accountAtHead(address);
+    const block = await this.store.blockAt(height);
+    if (block === undefined) throw new ResourceNotFoundError(`block ${height} not found`);
+    return Chain.#readAccount(stateManagerAt(this.nodes, this.common, hexToBytes(block.stateRoot)), address);
+  }
+
+  static async #readAccount(state: MerkleStateManager, address: PrefixedHexString): Promise<AccountState> {
+    const account = await state.getAccount(new Address(hexToBytes(address)));
+    return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
+  }
+
+  /**
+   * Admits a signed transaction and returns its hash; with `waitForCommit` (the `slow` mode),
+   * only once the block that includes it is committed.
+   */
+  async submit(raw: Uint8Array, waitForCommit: boolean): Promise<PrefixedHexString> {
+    const pooled = await this.pool.admit(raw);
+    if (waitForCommit) await new Promise<void>((resolve) => this.#waitFor(pooled.hash, resolve));
+    return pooled.hash;
+  }
+
+  #waitFor(hash: PrefixedHexString, resolve: () => void): void {
+    const waiting = this.#waiters.get(hash);
+    if (waiting === undefined) this.#waiters.set(hash, [resolve]);
+    else waiting.push(resolve);
+  }
+
+  /** Called by the producer once a block is durable: moves the head, settles the pool, publishes the block. */
+  applyCommitted(
+    committed: CommittedBlock,
+    senders: ReadonlyMap<PrefixedHexString, bigint>,
+    dropped: readonly PrefixedHexString[],
+  ): void {
+    this.#head = committed.block;
+    this.#headState = stateManagerAt(this.nodes, this.common, hexToBytes(committed.block.stateRoot), true);
+    for (const [sender, nonce] of senders) this.pool.pruneBelow(sender, nonce);
+    for (const hash of [...committed.block.transactions, ...dropped]) {
+      for (const resolve of this.#waiters.get(hash) ?? []) resolve();
+      this.#waiters.delete(hash);
+    }
+    this.events.publish(committed);
+  }
+}

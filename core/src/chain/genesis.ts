@@ -1,0 +1,168 @@
+import { readFileSync } from 'node:fs';
+import { isHexString, type PrefixedHexString } from '@ethereumjs/util';
+import { bech32 } from '@scure/base';
+import { ChainParams } from './chain-params.js';
+import { devAccounts } from './dev-accounts.js';
+import type { NetworkName } from '../config/profiles.js';
+import { StartupError } from '../node/startup-error.js';
+
+/** One account of the genesis state. */
+export interface GenesisAccount {
+  readonly balance: bigint;
+  readonly nonce: bigint;
+  readonly code?: Uint8Array;
+  readonly storage: ReadonlyMap<PrefixedHexString, PrefixedHexString>;
+}
+
+/** The chain's starting point: identity, limits and the initial state. */
+export interface Genesis {
+  readonly chainId: bigint;
+  /** Milliseconds since the epoch. */
+  readonly timeMs: bigint;
+  readonly gasLimit: bigint;
+  readonly baseFeePerGas: bigint;
+  /** By lower-case 0x address. */
+  readonly alloc: ReadonlyMap<PrefixedHexString, GenesisAccount>;
+}
+
+/** 10,000 native tokens (18 decimals in wei). */
+const DEV_BALANCE = 10_000n * 10n ** 18n;
+
+/** Built-in genesis time: fixed, so that a network's genesis block hash never changes. */
+const BUILT_IN_TIME_MS = BigInt(Date.UTC(2025, 0, 1));
+
+/** The built-in genesis of a network: on `local`, the ten dev accounts hold 10,000 tokens each. */
+export function builtInGenesis(network: NetworkName, chainId: bigint): Genesis {
+  const alloc = new Map<PrefixedHexString, GenesisAccount>();
+  if (network === 'local') {
+    for (const { address } of devAccounts(10))
+      alloc.set(address, { balance: DEV_BALANCE, nonce: 0n, storage: new Map() });
+  }
+  return {
+    chainId,
+    timeMs: BUILT_IN_TIME_MS,
+    gasLimit: ChainParams.blockGasLimit,
+    baseFeePerGas: ChainParams.initialBaseFee,
+    alloc,
+  };
+}
+
+/** `genesis.json`: numbers as decimal or 0x strings (or JSON numbers), addresses as 0x or bech32. */
+export interface GenesisJson {
+  chainId: number | string;
+  /** Milliseconds since the epoch, or an ISO date. */
+  genesisTime: number | string;
+  gasLimit?: number | string;
+  baseFeePerGas?: number | string;
+  alloc?: Record<
+    string,
+    { balance?: number | string; nonce?: number | string; code?: string; storage?: Record<string, string> }
+  >;
+}
+
+/** Writes a genesis as `genesis.json`. */
+export function genesisToJson(genesis: Genesis): GenesisJson {
+  const alloc: NonNullable<GenesisJson['alloc']> = {};
+  for (const [address, account] of genesis.alloc) {
+    alloc[address] = {
+      balance: `0x${account.balance.toString(16)}`,
+      ...(account.nonce === 0n ? {} : { nonce: `0x${account.nonce.toString(16)}` }),
+      ...(account.code === undefined ? {} : { code: `0x${Buffer.from(account.code).toString('hex')}` }),
+      ...(account.storage.size === 0 ? {} : { storage: Object.fromEntries(account.storage) }),
+    };
+  }
+  return {
+    chainId: Number(genesis.chainId),
+    genesisTime: new Date(Number(genesis.timeMs)).toISOString(),
+    gasLimit: `0x${genesis.gasLimit.toString(16)}`,
+    baseFeePerGas: `0x${genesis.baseFeePerGas.toString(16)}`,
+    alloc,
+  };
+}
+
+class GenesisError extends StartupError {
+  constructor(file: string, field: string, problem: string) {
+    super(`${file}: ${field} ${problem}`);
+  }
+}
+
+function quantity(file: string, field: string, value: unknown): bigint {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  if (typeof value === 'string' && /^(0x[0-9a-fA-F]+|\d+)$/.test(value)) return BigInt(value);
+  throw new GenesisError(
+    file,
+    field,
+    `must be a non-negative integer (decimal or 0x hex); got ${JSON.stringify(value)}`,
+  );
+}
+
+/** A 0x address or a bech32 one (any prefix), as lower-case 0x hex. */
+function addressOf(file: string, field: string, text: string): PrefixedHexString {
+  if (/^0x[0-9a-fA-F]{40}$/.test(text)) return text.toLowerCase() as PrefixedHexString;
+  try {
+    const bytes = bech32.fromWords(bech32.decode(text as `${string}1${string}`).words);
+    if (bytes.length === 20) return `0x${Buffer.from(bytes).toString('hex')}`;
+  } catch {
+    // Reported below.
+  }
+  throw new GenesisError(file, field, 'is neither a 0x address nor a bech32 address of 20 bytes');
+}
+
+function bytes32(file: string, field: string, value: unknown): PrefixedHexString {
+  if (typeof value === 'string' && isHexString(value) && value.length <= 66) {
+    return `0x${value.slice(2).toLowerCase().padStart(64, '0')}`;
+  }
+  throw new GenesisError(file, field, 'must be 0x hex of at most 32 bytes');
+}
+
+/** Reads and checks `genesis.json`; a bad field stops the node, named. */
+export function readGenesisFile(file: string): Genesis {
+  let json: GenesisJson;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8')) as GenesisJson;
+  } catch (error) {
+    throw new StartupError(`cannot read the genesis file ${file}: ${(error as Error).message}`);
+  }
+  if (typeof json !== 'object' || json === null) throw new GenesisError(file, 'the file', 'must hold a JSON object');
+  const time =
+    typeof json.genesisTime === 'string' && !/^\d+$/.test(json.genesisTime)
+      ? Date.parse(json.genesisTime)
+      : json.genesisTime;
+  if (typeof time === 'number' && Number.isNaN(time))
+    throw new GenesisError(file, 'genesisTime', 'must be milliseconds or an ISO date');
+  const alloc = new Map<PrefixedHexString, GenesisAccount>();
+  for (const [key, account] of Object.entries(json.alloc ?? {})) {
+    const field = `alloc.${key}`;
+    const address = addressOf(file, field, key);
+    const storage = new Map<PrefixedHexString, PrefixedHexString>();
+    for (const [slot, value] of Object.entries(account.storage ?? {})) {
+      storage.set(
+        bytes32(file, `${field}.storage key ${slot}`, slot),
+        bytes32(file, `${field}.storage.${slot}`, value),
+      );
+    }
+    if (
+      account.code !== undefined &&
+      !(typeof account.code === 'string' && isHexString(account.code) && account.code.length % 2 === 0)
+    ) {
+      throw new GenesisError(file, `${field}.code`, 'must be 0x hex bytecode');
+    }
+    alloc.set(address, {
+      balance: quantity(file, `${field}.balance`, account.balance ?? 0),
+      nonce: quantity(file, `${field}.nonce`, account.nonce ?? 0),
+      ...(account.code === undefined ? {} : { code: Buffer.from(account.code.slice(2), 'hex') }),
+      storage,
+    });
+  }
+  return {
+    chainId: quantity(file, 'chainId', json.chainId),
+    timeMs: quantity(file, 'genesisTime', time),
+    gasLimit: quantity(file, 'gasLimit', json.gasLimit ?? `0x${ChainParams.blockGasLimit.toString(16)}`),
+    baseFeePerGas: quantity(
+      file,
+      'baseFeePerGas',
+      json.baseFeePerGas ?? `0x${ChainParams.initialBaseFee.toString(16)}`,
+    ),
+    alloc,
+  };
+}

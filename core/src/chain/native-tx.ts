@@ -1,0 +1,21 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
+
+/** The type URL of the message that carries a signed EVM transaction inside a native transaction. */
+export const EVM_TX_TYPE_URL = '/evmnode.evm.v1.MsgEVMTransaction';
+
+/**
+ * Wraps a signed EVM transaction in a native (Cosmos SDK `TxRaw`) transaction, as every EVM
+ * transaction is on this chain. The EVM signature authenticates it, so the native one carries none.
+ */
+export function wrapEvmTransaction(rawEvmTx: Uint8Array): Uint8Array {
+  const body = TxBody.encode(
+    TxBody.fromPartial({ messages: [{ typeUrl: EVM_TX_TYPE_URL, value: rawEvmTx }] }),
+  ).finish();
+  return TxRaw.encode(TxRaw.fromPartial({ bodyBytes: body })).finish();
+}
+
+/** A native transaction's hash: SHA-256 of its bytes. */
+export function nativeTxHash(nativeTx: Uint8Array): Uint8Array {
+  return sha256(nativeTx);
+}

@@ -1,0 +1,79 @@
+import type { PrefixedHexString } from '@ethereumjs/util';
+import type { ConsensusHeader } from './consensus-header.js';
+
+/** A committed block as stored: its consensus header and the EVM-facing fields, hex-encoded. */
+export interface BlockRecord {
+  readonly hash: PrefixedHexString;
+  readonly height: number;
+  readonly header: {
+    readonly chainId: PrefixedHexString;
+    readonly timeMs: PrefixedHexString;
+    readonly parentHash: PrefixedHexString;
+    readonly dataHash: PrefixedHexString;
+    readonly appHash: PrefixedHexString;
+    readonly proposer: PrefixedHexString;
+  };
+  /** EVM timestamp, in seconds. */
+  readonly timestamp: PrefixedHexString;
+  readonly gasLimit: PrefixedHexString;
+  readonly gasUsed: PrefixedHexString;
+  readonly baseFeePerGas: PrefixedHexString;
+  /** PREVRANDAO (mixHash) of the block. */
+  readonly prevRandao: PrefixedHexString;
+  /** The state root after this block's transactions. */
+  readonly stateRoot: PrefixedHexString;
+  readonly logsBloom: PrefixedHexString;
+  /** EVM transaction hashes, in block order. */
+  readonly transactions: readonly PrefixedHexString[];
+  /** (gas used, effective priority fee) of each transaction, sorted by fee: the input of fee-history percentiles. */
+  readonly tips: readonly (readonly [PrefixedHexString, PrefixedHexString])[];
+}
+
+/** A log as stored, with its block-global index. */
+export interface LogRecord {
+  readonly address: PrefixedHexString;
+  readonly topics: readonly PrefixedHexString[];
+  readonly data: PrefixedHexString;
+  readonly logIndex: number;
+  readonly transactionIndex: number;
+  readonly transactionHash: PrefixedHexString;
+}
+
+/** A receipt as stored; block fields are added when it is served. */
+export interface ReceiptRecord {
+  readonly transactionHash: PrefixedHexString;
+  readonly transactionIndex: number;
+  readonly type: PrefixedHexString;
+  readonly from: PrefixedHexString;
+  readonly to: PrefixedHexString | null;
+  readonly contractAddress: PrefixedHexString | null;
+  readonly status: 0 | 1;
+  readonly cumulativeGasUsed: PrefixedHexString;
+  readonly gasUsed: PrefixedHexString;
+  readonly effectiveGasPrice: PrefixedHexString;
+  readonly logsBloom: PrefixedHexString;
+  readonly logs: readonly LogRecord[];
+  /** The VM error of a failed transaction, '' on success. */
+  readonly vmError: string;
+}
+
+/** Everything one block commits, as the event bus publishes it once durable. */
+export interface CommittedBlock {
+  readonly block: BlockRecord;
+  readonly receipts: readonly ReceiptRecord[];
+  readonly rawTransactions: readonly Uint8Array[];
+  readonly nativeHashes: readonly Uint8Array[];
+}
+
+/** The consensus header of a stored block, with numbers as bigints. */
+export function consensusHeaderOf(block: BlockRecord): ConsensusHeader {
+  return {
+    chainId: BigInt(block.header.chainId),
+    height: BigInt(block.height),
+    timeMs: BigInt(block.header.timeMs),
+    parentHash: block.header.parentHash,
+    dataHash: block.header.dataHash,
+    appHash: block.header.appHash,
+    proposer: block.header.proposer,
+  };
+}

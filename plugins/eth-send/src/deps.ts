@@ -1,0 +1,6 @@
+import { CoreTokens } from '@evmnode/core';
+
+/** The services eth-send's setup receives. */
+export const deps = { chain: CoreTokens.Chain, config: CoreTokens.Config };
+
+export type Deps = typeof deps;

@@ -1,0 +1,14 @@
+import { data, defineMethod, type Chain } from '@evmnode/core';
+
+/**
+ * `eth_sendRawTransaction`: admits a signed transaction into the pool and returns its hash, or
+ * the rejection with geth's wording. In `slow` mode it answers once the transaction's block is
+ * committed.
+ */
+export function sendRawTransaction(chain: Chain, slow: boolean) {
+  return defineMethod({
+    name: 'eth_sendRawTransaction',
+    params: [data],
+    handler: ([raw]) => chain.submit(raw, slow),
+  });
+}
