@@ -79,6 +79,7 @@ export class BlockProducer {
 
   /** Produces and commits one block; resolves to it, or undefined when an empty block was not wanted. */
   async produce(): Promise<CommittedBlock | undefined> {
+    const started = performance.now();
     const parent = this.chain.head();
     const baseFee = this.chain.nextBaseFee();
     const stateNonces = await this.#senderNonces();
@@ -218,6 +219,10 @@ export class BlockProducer {
       throw error;
     }
     this.chain.applyCommitted(committed, nextNonces, dropped);
+    this.logger.debug(
+      { height, transactions: executed.length, gasUsed: Number(gasUsed), durationMs: performance.now() - started },
+      'block committed',
+    );
     return committed;
   }
 

@@ -57,6 +57,8 @@ export class EvmNode {
     readonly logger: Logger,
     private readonly host: PluginHost,
     private readonly database: Database,
+    /** The chain, for tools and tests that run the node in-process. */
+    readonly chain: Chain,
     private readonly producer: BlockProducer,
     private readonly http: HttpTransport | undefined,
     private readonly ws: WsTransport | undefined,
@@ -124,6 +126,7 @@ export class EvmNode {
         logger,
         host,
         database,
+        chain,
         producer,
         http,
         ws,

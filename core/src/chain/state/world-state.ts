@@ -1,7 +1,7 @@
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
-import { Account, Address, hexToBytes, ValueEncoding, type PrefixedHexString } from '@ethereumjs/util';
+import { Account, Address, hexToBytes, ValueEncoding } from '@ethereumjs/util';
 import type { TrieNodeStore } from './trie-node-store.js';
 import type { Genesis } from '../genesis.js';
 
