@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
-import solc from 'solc';
+import solcModule from 'solc';
+
+// solc ships no type declarations for its main entry.
+const solc = solcModule as { compile(input: string): string };
 
 /** The ABI and creation bytecode of a compiled contract. */
 export interface CompiledContract {
