@@ -16,3 +16,8 @@ export { initialConfig } from './config/initial-config.js';
 export { orderPlugins } from './plugins/plugin-order.js';
 export type { LoadedPlugin } from './plugins/plugin-loader.js';
 export { RocksDbStore } from './storage/rocksdb-store.js';
+export { nextBaseFee } from './chain/base-fee.js';
+export { consensusHeaderHash } from './chain/consensus-header.js';
+export { devAccounts } from './chain/dev-accounts.js';
+export { readGenesisFile } from './chain/genesis.js';
+export { wrapEvmTransaction } from './chain/native-tx.js';

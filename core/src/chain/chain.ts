@@ -43,6 +43,7 @@ export class Chain {
   readonly events: ChainEvents;
   readonly pool: TxPool;
   readonly proposer: PrefixedHexString;
+  readonly #keepRecent: number;
   #head: BlockRecord;
   #headState: MerkleStateManager;
   readonly #waiters = new Map<PrefixedHexString, (() => void)[]>();
@@ -58,6 +59,7 @@ export class Chain {
     this.common = evmCommon(chainId);
     this.events = new ChainEvents((error) => logger.error({ err: error }, 'a block listener failed'));
     this.proposer = (config.consensus.proposer || defaultProposer(chainId)).toLowerCase() as PrefixedHexString;
+    this.#keepRecent = config.state.keep_recent;
     this.#head = head;
     this.#headState = stateManagerAt(nodes, this.common, hexToBytes(head.stateRoot), true);
     this.pool = new TxPool(
@@ -156,14 +158,23 @@ export class Chain {
     }
   }
 
+  /** The lowest height whose state is served: 0 on an archive node. */
+  earliestStateHeight(): number {
+    return this.#keepRecent === 0 ? 0 : Math.max(0, this.#head.height - this.#keepRecent + 1);
+  }
+
   /** Nonce and balance at the head. */
   async accountAtHead(address: PrefixedHexString): Promise<AccountState> {
     return Chain.#readAccount(this.#headState, address);
   }
 
-  /** Nonce and balance after block `height` (every height is kept: archive). */
+  /** Nonce and balance after block `height` (every height unless `[state] keep_recent` limits it). */
   async accountAt(address: PrefixedHexString, height: number): Promise<AccountState> {
     if (height === this.#head.height) return this.accountAtHead(address);
+    const earliest = this.earliestStateHeight();
+    if (height < earliest) {
+      throw new InvalidInputError(`requested height ${height} has been pruned; earliest available is ${earliest}`);
+    }
     const block = await this.store.blockAt(height);
     if (block === undefined) throw new ResourceNotFoundError(`block ${height} not found`);
     return Chain.#readAccount(stateManagerAt(this.nodes, this.common, hexToBytes(block.stateRoot)), address);

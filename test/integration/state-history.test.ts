@@ -1,0 +1,67 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { startTestNode } from '@evmnode/core/testing';
+import { rpc } from '../support/rpc-client.js';
+import { refusalOf } from '../support/startup.js';
+
+const DEV_ACCOUNT = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+
+function homeWithGenesis(genesis: unknown): string {
+  const home = mkdtempSync(path.join(tmpdir(), 'evmnode-genesis-'));
+  mkdirSync(path.join(home, 'config'));
+  writeFileSync(path.join(home, 'config', 'genesis.json'), JSON.stringify(genesis));
+  return home;
+}
+
+describe('state history and genesis', () => {
+  it('refuses state below [state] keep_recent with the pruned-height error', async () => {
+    const node = await startTestNode({ config: { consensus: { block_time: 30 }, state: { keep_recent: 2 } } });
+    try {
+      while (node.node.chain.head().height < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+      const response = await rpc(node.url, 'eth_getBalance', [DEV_ACCOUNT, '0x1']);
+      expect(response.error.code).to.equal(-32000);
+      expect(response.error.message).to.match(/^requested height 1 has been pruned; earliest available is \d+$/);
+      expect(Number(/(\d+)$/.exec(response.error.message)![1])).to.be.at.least(4);
+      expect((await rpc(node.url, 'eth_getBalance', [DEV_ACCOUNT, 'latest'])).result).to.equal('0x21e19e0c9bab2400000');
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it('starts from a genesis.json in <home>/config, with bech32 addresses', async () => {
+    const home = homeWithGenesis({
+      chainId: 713714,
+      genesisTime: 1_700_000_000_000,
+      alloc: { '0x00000000000000000000000000000000000000aa': { balance: '12345' } },
+    });
+    const node = await startTestNode({ home });
+    try {
+      expect(
+        (await rpc(node.url, 'eth_getBalance', ['0x00000000000000000000000000000000000000aa', '0x0'])).result,
+      ).to.equal('0x3039');
+      expect((await rpc(node.url, 'eth_getBalance', [DEV_ACCOUNT, '0x0'])).result).to.equal('0x0');
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it('stops on a malformed genesis, naming the field', async () => {
+    const home = homeWithGenesis({
+      chainId: 713714,
+      genesisTime: 0,
+      alloc: { '0x00000000000000000000000000000000000000aa': { balance: 'lots' } },
+    });
+    expect(await refusalOf({ home })).to.equal(
+      `${path.join(home, 'config', 'genesis.json')}: alloc.0x00000000000000000000000000000000000000aa.balance must be a non-negative integer (decimal or 0x hex); got "lots"`,
+    );
+  });
+
+  it('stops when the genesis chain ID differs from the configured one', async () => {
+    const home = homeWithGenesis({ chainId: 1, genesisTime: 0 });
+    expect(await refusalOf({ home })).to.equal(
+      'genesis chainId 1 differs from [node] chain_id 713714: make them equal',
+    );
+  });
+});
