@@ -56,15 +56,6 @@ export class TxPool {
     return this.#byHash.size;
   }
 
-  get(hash: PrefixedHexString): PooledTransaction | undefined {
-    return this.#byHash.get(hash);
-  }
-
-  /** Every pooled transaction, for listings. */
-  all(): IterableIterator<PooledTransaction> {
-    return this.#byHash.values();
-  }
-
   /** The nonce after the sender's ready transactions: `stateNonce` plus those without a gap. */
   pendingNonce(sender: PrefixedHexString, stateNonce: bigint): bigint {
     const queued = this.#bySender.get(sender);
