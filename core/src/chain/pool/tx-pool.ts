@@ -1,8 +1,8 @@
 import type { Common } from '@ethereumjs/common';
-import { RLP } from '@ethereumjs/rlp';
 import { Capability, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
-import { bytesToBigInt, bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
+import { bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import { effectiveTip, feeCap, tipCap, type PooledTransaction } from './pooled-transaction.js';
+import { claimedChainId, feeFieldsOf } from './raw-transaction.js';
 import { Rejections } from './rejections.js';
 import { ChainParams } from '../chain-params.js';
 
@@ -24,19 +24,6 @@ export interface PoolLimits {
 }
 
 const BLOB_TX_TYPE = 3;
-
-/** The chain ID a raw transaction claims, read without trusting the rest of it. */
-function claimedChainId(raw: Uint8Array): bigint | undefined {
-  try {
-    if (raw[0]! >= 0xc0) {
-      const v = bytesToBigInt((RLP.decode(raw) as Uint8Array[])[6]!);
-      return v >= 35n ? (v - 35n) / 2n : undefined;
-    }
-    return bytesToBigInt((RLP.decode(raw.subarray(1)) as Uint8Array[])[0]!);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Admits signed EVM transactions after the checks of decisions.md D4, holds them by sender and
@@ -147,6 +134,12 @@ export class TxPool {
     } catch (error) {
       const message = (error as Error).message;
       if (/unknown|not supported|invalid tx type/i.test(message) && raw[0]! < 0x80) throw Rejections.typeNotSupported();
+      // The library refuses these while decoding; geth decodes them and reports them in its own words.
+      if (/maxFeePerGas cannot be less than maxPriorityFeePerGas/.test(message)) {
+        const fees = feeFieldsOf(raw);
+        if (fees !== undefined) throw Rejections.tipAboveFeeCap(fees.sender, fees.tip, fees.cap);
+      }
+      if (/invalid signature|y-parity|v value/i.test(message)) throw Rejections.invalidSender();
       throw Rejections.undecodable(message.split('\n')[0]!.replace(/ \(tx type=.*$/, ''));
     }
   }

@@ -1,0 +1,53 @@
+import { RLP } from '@ethereumjs/rlp';
+import { bytesToBigInt, bytesToHex, publicToAddress, type PrefixedHexString } from '@ethereumjs/util';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { nativeCrypto } from '../native-crypto.js';
+
+/** Fields of each accepted envelope, signature included: legacy (type 0), 1, 2 and 4. */
+const FIELD_COUNTS: Readonly<Record<number, number>> = { 0: 9, 1: 11, 2: 12, 4: 13 };
+
+/** The RLP fields of a raw transaction of a known type and shape, or undefined. */
+function fieldsOf(raw: Uint8Array): { type: number; fields: Uint8Array[] } | undefined {
+  const type = raw[0]! >= 0xc0 ? 0 : raw[0]!;
+  try {
+    const decoded = RLP.decode(type === 0 ? raw : raw.subarray(1));
+    if (!Array.isArray(decoded) || decoded.length !== FIELD_COUNTS[type]) return undefined;
+    // Access and authorization lists are nested; every field read here is a plain byte string.
+    return { type, fields: decoded as Uint8Array[] };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The chain ID a well-formed raw transaction claims, read before the transaction library
+ * refuses it: geth reports a wrong chain ID as such, not as a decoding error.
+ */
+export function claimedChainId(raw: Uint8Array): bigint | undefined {
+  const shape = fieldsOf(raw);
+  if (shape === undefined) return undefined;
+  const field = shape.fields[shape.type === 0 ? 6 : 0];
+  if (!(field instanceof Uint8Array)) return undefined;
+  if (shape.type !== 0) return bytesToBigInt(field);
+  const v = bytesToBigInt(field);
+  return v >= 35n ? (v - 35n) / 2n : undefined;
+}
+
+/** The fee fields of a type 2 or 4 raw transaction and its recovered sender, for geth's tip-above-cap message. */
+export function feeFieldsOf(raw: Uint8Array): { sender: PrefixedHexString; tip: bigint; cap: bigint } | undefined {
+  const shape = fieldsOf(raw);
+  if (shape === undefined || (shape.type !== 2 && shape.type !== 4)) return undefined;
+  const { fields, type } = shape;
+  const [yParity, r, s] = fields.slice(-3) as [Uint8Array, Uint8Array, Uint8Array];
+  const unsigned = Uint8Array.from([type, ...RLP.encode(fields.slice(0, -3))]);
+  try {
+    const publicKey = nativeCrypto.ecrecover!(keccak_256(unsigned), bytesToBigInt(yParity), r, s);
+    return {
+      sender: bytesToHex(publicToAddress(publicKey)),
+      tip: bytesToBigInt(fields[2]!),
+      cap: bytesToBigInt(fields[3]!),
+    };
+  } catch {
+    return undefined;
+  }
+}
