@@ -64,17 +64,23 @@ export class BlockProducer {
     await this.#producing;
   }
 
-  #schedule(): void {
+  /**
+   * Blocks start `block_time` apart, start to start: the time a block takes to produce is not
+   * added to the wait for the next (a slow block is followed at once).
+   */
+  #schedule(previousStart = performance.now()): void {
     if (this.#stopped) return;
+    const wait = Math.max(0, previousStart + this.settings.blockTimeMs - performance.now());
     this.#timer = setTimeout(() => {
+      const start = performance.now();
       this.#producing = this.produce().then(
-        () => this.#schedule(),
+        () => this.#schedule(start),
         (error: unknown) => {
           this.logger.error({ err: error }, 'block production failed; retrying at the next tick');
-          this.#schedule();
+          this.#schedule(start);
         },
       );
-    }, this.settings.blockTimeMs);
+    }, wait);
   }
 
   /** Produces and commits one block; resolves to it, or undefined when an empty block was not wanted. */

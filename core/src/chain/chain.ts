@@ -73,24 +73,34 @@ export class Chain {
     );
   }
 
-  /** Opens the chain in `database`, writing the genesis block and state into a new one. */
-  static async open(database: Database, genesis: Genesis, config: CoreConfig, logger: Logger): Promise<Chain> {
+  /**
+   * Opens the chain in `database`. A new database gets the genesis block and state; `genesis` is
+   * loaded only then, since a chain applies its genesis once.
+   */
+  static async open(database: Database, genesis: () => Genesis, config: CoreConfig, logger: Logger): Promise<Chain> {
     const chainId = BigInt(config.node.chain_id);
+    const store = new ChainStore(database);
+    const nodes = new TrieNodeStore(database.store);
+    const headHeight = await store.headHeight();
+    const head =
+      headHeight === undefined
+        ? await Chain.#writeGenesis(store, nodes, genesis(), chainId)
+        : await store.blockAt(headHeight);
+    if (head === undefined) throw new StartupError(`the database has no block at its head height ${headHeight}`);
+    return new Chain(store, nodes, chainId, head, config, logger);
+  }
+
+  static async #writeGenesis(
+    store: ChainStore,
+    nodes: TrieNodeStore,
+    genesis: Genesis,
+    chainId: bigint,
+  ): Promise<BlockRecord> {
     if (genesis.chainId !== chainId) {
       throw new StartupError(
         `genesis chainId ${genesis.chainId} differs from [node] chain_id ${chainId}: make them equal`,
       );
     }
-    const store = new ChainStore(database);
-    const nodes = new TrieNodeStore(database.store);
-    const headHeight = await store.headHeight();
-    const head =
-      headHeight === undefined ? await Chain.#writeGenesis(store, nodes, genesis) : await store.blockAt(headHeight);
-    if (head === undefined) throw new StartupError(`the database has no block at its head height ${headHeight}`);
-    return new Chain(store, nodes, chainId, head, config, logger);
-  }
-
-  static async #writeGenesis(store: ChainStore, nodes: TrieNodeStore, genesis: Genesis): Promise<BlockRecord> {
     const stateRoot = await applyGenesisState(stateManagerAt(nodes, evmCommon(genesis.chainId)), genesis);
     const header: ConsensusHeader = {
       chainId: genesis.chainId,

@@ -1,6 +1,6 @@
-import { privateToAddress, bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
+import { pbkdf2Sync } from 'node:crypto';
+import { bytesToHex, privateToAddress, type PrefixedHexString } from '@ethereumjs/util';
 import { HDKey } from '@scure/bip32';
-import { mnemonicToSeedSync } from '@scure/bip39';
 
 /** The mnemonic of the local network's funded accounts, the same one anvil and Hardhat use. */
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -10,11 +10,20 @@ export interface DevAccount {
   readonly privateKey: PrefixedHexString;
 }
 
+/**
+ * The BIP-39 seed of a mnemonic without a passphrase. Node's native PBKDF2 does in 2 ms what a
+ * pure-JS one does in 50, and this runs on every start of a local node.
+ */
+function seedOf(mnemonic: string): Uint8Array {
+  return pbkdf2Sync(mnemonic.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512');
+}
+
 /** The first `count` accounts of `mnemonic` on the path m/44'/60'/0'/0/i. */
 export function devAccounts(count: number, mnemonic = DEV_MNEMONIC): DevAccount[] {
-  const root = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic));
+  // Deriving the common parent once leaves one child derivation per account.
+  const parent = HDKey.fromMasterSeed(seedOf(mnemonic)).derive("m/44'/60'/0'/0");
   return Array.from({ length: count }, (_, index) => {
-    const privateKey = root.derive(`m/44'/60'/0'/0/${index}`).privateKey!;
+    const privateKey = parent.deriveChild(index).privateKey!;
     return { address: bytesToHex(privateToAddress(privateKey)), privateKey: bytesToHex(privateKey) };
   });
 }

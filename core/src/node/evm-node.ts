@@ -94,7 +94,7 @@ export class EvmNode {
     try {
       chain = await Chain.open(
         database,
-        loadGenesis(options.sources.home, core),
+        () => loadGenesis(options.sources.home, core),
         core,
         logger.child({ module: 'chain' }),
       );

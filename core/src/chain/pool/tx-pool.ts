@@ -1,5 +1,5 @@
 import type { Common } from '@ethereumjs/common';
-import { Capability, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { Capability, createTxFromRLP, paramsTx, type TxOptions, type TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import { effectiveTip, feeCap, tipCap, type PooledTransaction } from './pooled-transaction.js';
 import { claimedChainId, feeFieldsOf } from './raw-transaction.js';
@@ -32,12 +32,19 @@ const BLOB_TX_TYPE = 3;
 export class TxPool {
   readonly #bySender = new Map<PrefixedHexString, Map<bigint, PooledTransaction>>();
   readonly #byHash = new Map<PrefixedHexString, PooledTransaction>();
+  readonly #decodeOptions: TxOptions;
   #arrivals = 0;
 
   constructor(
     private readonly chain: PoolChainView,
     private readonly limits: PoolLimits,
-  ) {}
+  ) {
+    // Each decoded transaction merges the transaction parameters into its copy of Common unless
+    // they are already there: merged once here, that copying leaves the admission path.
+    const common = chain.common.copy();
+    common.updateParams(paramsTx);
+    this.#decodeOptions = { common, params: {} };
+  }
 
   get size(): number {
     return this.#byHash.size;
@@ -130,7 +137,7 @@ export class TxPool {
     if (claimed !== undefined && claimed !== this.chain.chainId)
       throw Rejections.invalidChainId(claimed, this.chain.chainId);
     try {
-      return createTxFromRLP(raw, { common: this.chain.common });
+      return createTxFromRLP(raw, this.#decodeOptions);
     } catch (error) {
       const message = (error as Error).message;
       if (/unknown|not supported|invalid tx type/i.test(message) && raw[0]! < 0x80) throw Rejections.typeNotSupported();

@@ -1,0 +1,147 @@
+/**
+ * The servers the chain bench drives: evmnode (with its per-block debug log read from stdout) and
+ * anvil with a block time, each timed from spawn to its first answered `eth_chainId`.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { rmSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { rpc } from './chain-rpc.js';
+import { spawnChild, stopChild } from './child-processes.js';
+
+/** One `block committed` debug line of evmnode. */
+export interface BlockLine {
+  readonly height: number;
+  readonly transactions: number;
+  readonly gasUsed: number;
+  readonly durationMs: number;
+}
+
+export interface ChainServer {
+  readonly name: string;
+  readonly url: string;
+  readonly chainId: bigint;
+  /** Spawn to the first successful `eth_chainId` answer. */
+  readonly startupMs: number;
+  /** evmnode's committed blocks so far, in order; always empty for anvil. */
+  readonly blocks: readonly BlockLine[];
+  /** Peak resident set (`VmHWM`) of the server process so far. */
+  peakRssBytes(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const STARTUP_MS = 30_000;
+
+/** The built evmnode CLI on a fresh home (local network), logging JSON at debug level. */
+export async function startEvmnode(repoRoot: string, blockTime: string): Promise<ChainServer> {
+  const home = await mkdtemp(join(tmpdir(), 'evmnode-chain-bench-'));
+  const args = [join(repoRoot, 'core/dist/cli/main.js'), 'start', '--home', home];
+  args.push('--evm.http_port', '0', '--evm.ws_port', '0', '--consensus.block_time', blockTime);
+  args.push('--logging.format', 'json', '--logging.level', 'debug');
+  const spawned = performance.now();
+  const child = spawnChild(process.execPath, args, () => rmSync(home, { recursive: true, force: true }));
+  const blocks: BlockLine[] = [];
+  const failed = Promise.race([exited(child), deadline()]);
+  try {
+    const port = new Promise<number>((resolve) => {
+      // Reading goes on for the node's whole life, so a chatty node never blocks on a full pipe.
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        if (line.includes('"msg":"block committed"')) blocks.push(JSON.parse(line) as BlockLine);
+        else if (line.includes('"msg":"evmnode started"'))
+          resolve((JSON.parse(line) as { http: { port: number } }).http.port);
+      });
+    });
+    const url = `http://127.0.0.1:${await Promise.race([port, failed])}/`;
+    const chainId = await Promise.race([firstAnswer(url), failed]);
+    return server('evmnode', child, url, chainId, performance.now() - spawned, blocks);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+}
+
+/** anvil on a free port, mining every `blockTimeSeconds` (its default accounts are the same dev accounts). */
+export async function startAnvil(binary: string, chainId: bigint, blockTimeSeconds: number): Promise<ChainServer> {
+  const port = await freePort();
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)];
+  args.push('--block-time', String(blockTimeSeconds), '--silent');
+  const spawned = performance.now();
+  const child = spawnChild(binary, args);
+  child.stdout?.resume(); // drained so anvil never blocks on it
+  try {
+    const url = `http://127.0.0.1:${port}/`;
+    const answered = await Promise.race([firstAnswer(url), exited(child), deadline()]);
+    return server('anvil', child, url, answered, performance.now() - spawned, []);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+}
+
+function server(
+  name: string,
+  child: ChildProcess,
+  url: string,
+  chainId: bigint,
+  startupMs: number,
+  blocks: readonly BlockLine[],
+): ChainServer {
+  return {
+    name,
+    url,
+    chainId,
+    startupMs,
+    blocks,
+    peakRssBytes: async () => {
+      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+      const kb = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+      if (kb === undefined) throw new Error(`no VmHWM in /proc/${child.pid}/status`);
+      return Number(kb) * 1024;
+    },
+    stop: () => stopChild(child),
+  };
+}
+
+/** Polls `eth_chainId` until it is answered; connection refusals mean "not listening yet". */
+async function firstAnswer(url: string): Promise<bigint> {
+  for (;;) {
+    try {
+      return BigInt(await rpc<string>(url, 'eth_chainId'));
+    } catch (error) {
+      const code = (error as { cause?: { code?: unknown } }).cause?.code;
+      if (!(error instanceof TypeError) || code !== 'ECONNREFUSED') throw error;
+      await sleep(5);
+    }
+  }
+}
+
+/** Rejects when the child fails to spawn or exits, with the end of its stderr. */
+async function exited(child: ChildProcess): Promise<never> {
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  const how = await new Promise<string>((resolve) => {
+    child.once('error', (error) => resolve(`failed: ${error.message}`));
+    child.once('exit', (code, signal) => resolve(`exited (${String(code ?? signal)})`));
+  });
+  throw new Error(`${child.spawnfile} ${how} before it was ready${stderr ? `:\n${stderr.trimEnd()}` : ''}`);
+}
+
+async function deadline(): Promise<never> {
+  await sleep(STARTUP_MS, undefined, { ref: false });
+  throw new Error(`server did not answer eth_chainId within ${STARTUP_MS} ms`);
+}
+
+/** A port nobody listens on right now (anvil cannot be given port 0 and report the one it took). */
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const address = probe.address();
+  probe.close();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return address.port;
+}

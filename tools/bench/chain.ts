@@ -1,0 +1,209 @@
+/**
+ * `npm run bench:chain`: transaction ingestion of evmnode beside anvil (`--block-time 1`): 2,000
+ * pre-signed ETH transfers and 2,000 ERC20 transfers from 10 dev accounts at 32 in flight, timed
+ * first submit to last receipt; evmnode's commit time of full blocks (2 s block time, from its
+ * debug log); peak RSS and start-up time of each server. Servers are child processes.
+ */
+import { execFileSync } from 'node:child_process';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startAnvil, startEvmnode, type BlockLine, type ChainServer } from './chain-servers.js';
+import {
+  deployToken,
+  devSenders,
+  ingest,
+  SENDER_COUNT,
+  signEthTransfers,
+  signTokenTransfers,
+  type Ingestion,
+} from './chain-workload.js';
+import { anvilBinary } from './targets.js';
+
+const IN_FLIGHT = 32;
+const PER_SENDER = 200;
+/** 1,500 transfers against a 2 s block: ~595 (the 12.5M gas limit) fit in each block. */
+const FULL_BLOCK_PER_SENDER = 150;
+const FULL_BLOCK_MIN_TXS = 400;
+const PHASE_MS = 120_000;
+/** evmnode's local network; anvil is started with it too, so the same kind of signatures serve both. */
+const ANVIL_CHAIN_ID = 713714n;
+const MB = 1024 * 1024;
+
+interface Figures {
+  readonly startupMs: number;
+  readonly eth: Ingestion;
+  readonly erc20: Ingestion;
+  readonly rssBytes: number;
+  /** evmnode's `block committed` lines; empty for anvil. */
+  readonly blocks: readonly BlockLine[];
+}
+
+interface FullBlocks {
+  readonly blocks: readonly BlockLine[];
+  readonly startupMs: number;
+  readonly rssBytes: number;
+}
+
+async function main(): Promise<void> {
+  const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+  const anvil = anvilBinary();
+  const anvilVersion = execFileSync(anvil, ['--version'], { encoding: 'utf8' }).split('\n')[0] ?? '?';
+  console.log(
+    `machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / MB / 1024).toFixed(1)} GB`,
+  );
+  console.log(`node ${process.version}; ${anvilVersion.trim()}`);
+  console.log(
+    `load: ${SENDER_COUNT} senders × ${PER_SENDER} pre-signed type-2 transfers to random addresses, ${IN_FLIGHT} in flight`,
+  );
+
+  const ours = await measure(await startEvmnode(repoRoot, '400ms'));
+  const full = await measureFullBlocks(await startEvmnode(repoRoot, '2s'));
+  const peer = await measure(await startAnvil(anvil, ANVIL_CHAIN_ID, 1));
+
+  const tps = (run: Ingestion): number => run.transactions / run.totalSeconds;
+  const durations = full.blocks.map((block) => block.durationMs);
+  console.log();
+  printMetric('ETH transfers, first submit to last receipt', 'tx/s', '≥ 1,500', (v) => v >= 1500, [
+    tps(ours.eth),
+    tps(peer.eth),
+    describe(ours.eth, ours.blocks),
+    `${describe(peer.eth, [])}, --block-time 1`,
+  ]);
+  printMetric('ERC20 transfers, first submit to last receipt', 'tx/s', '≥ 800', (v) => v >= 800, [
+    tps(ours.erc20),
+    tps(peer.erc20),
+    describe(ours.erc20, ours.blocks),
+    `${describe(peer.erc20, [])}, --block-time 1`,
+  ]);
+  const counts = `${full.blocks.length} blocks of ${full.blocks.map((block) => block.transactions).join(', ')} txs`;
+  for (const p of [50, 99])
+    printMetric(`Block commit p${p}, blocks with ≥ ${FULL_BLOCK_MIN_TXS} txs`, 'ms', '< 400', (v) => v < 400, [
+      percentile(durations, p),
+      undefined,
+      counts,
+      'n/a (not measured)',
+    ]);
+  printMetric('Peak RSS (VmHWM at the end of the run)', 'MB', '< 512', (v) => v < 512, [
+    ours.rssBytes / MB,
+    peer.rssBytes / MB,
+    `2 s block-time node: ${(full.rssBytes / MB).toFixed(0)} MB`,
+    '',
+  ]);
+  printMetric('Start-up, spawn to first eth_chainId answer', 'ms', '< 1,000', (v) => v < 1000, [
+    ours.startupMs,
+    peer.startupMs,
+    `2 s block-time node: ${full.startupMs.toFixed(0)} ms`,
+    '',
+  ]);
+}
+
+/** Start-up, ETH then ERC20 ingestion, then peak RSS; stops the server whatever happened. */
+async function measure(server: ChainServer): Promise<Figures> {
+  try {
+    const senders = await devSenders(server.url);
+    const eth = await phase(`${server.name}: ETH transfers`, async (deadline) =>
+      ingest(server.url, await signEthTransfers(senders, server.chainId, PER_SENDER), IN_FLIGHT, deadline),
+    );
+    const erc20 = await phase(`${server.name}: ERC20 transfers`, async (deadline) => {
+      const token = await deployToken(server.url, server.chainId, senders, deadline);
+      const txs = await signTokenTransfers(senders, server.chainId, token, PER_SENDER);
+      return ingest(server.url, txs, IN_FLIGHT, deadline);
+    });
+    return { startupMs: server.startupMs, eth, erc20, rssBytes: await server.peakRssBytes(), blocks: server.blocks };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** 1,500 ETH transfers submitted just after a block, so that the next blocks are full; their commit times. */
+async function measureFullBlocks(server: ChainServer): Promise<FullBlocks> {
+  try {
+    const senders = await devSenders(server.url);
+    const { receipts } = await phase(`${server.name}: full blocks (2 s block time)`, async (deadline) => {
+      const txs = await signEthTransfers(senders, server.chainId, FULL_BLOCK_PER_SENDER);
+      const committed = server.blocks.length;
+      while (server.blocks.length === committed) await sleep(5);
+      return ingest(server.url, txs, IN_FLIGHT, deadline);
+    });
+    // The debug line is written just after the block's receipts become readable.
+    const last = Math.max(...receipts.map((receipt) => Number(receipt.blockNumber)));
+    while ((server.blocks.at(-1)?.height ?? 0) < last) await sleep(5);
+    const blocks = server.blocks.filter((block) => block.transactions >= FULL_BLOCK_MIN_TXS);
+    return { blocks, startupMs: server.startupMs, rssBytes: await server.peakRssBytes() };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Runs one phase with a deadline that its loops check, and aborts it if it still overruns. */
+async function phase<T>(what: string, run: (deadline: number) => Promise<T>): Promise<T> {
+  console.error(`${what}…`);
+  let timer: NodeJS.Timeout | undefined;
+  const overrun = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: took more than ${PHASE_MS / 1000} s, aborted`)), PHASE_MS);
+  });
+  try {
+    return await Promise.race([
+      run(performance.now() + PHASE_MS).catch((error: unknown) => {
+        throw new Error(`${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }),
+      overrun,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How the run went: timings, blocks and gas, and (evmnode) how long those blocks took to commit. */
+function describe(run: Ingestion, lines: readonly BlockLine[]): string {
+  const perBlock = new Map<number, number>();
+  for (const { blockNumber } of run.receipts)
+    perBlock.set(Number(blockNumber), (perBlock.get(Number(blockNumber)) ?? 0) + 1);
+  const gas = run.receipts.reduce((sum, receipt) => sum + Number(receipt.gasUsed), 0) / run.receipts.length;
+  const commits = lines.filter((line) => perBlock.has(line.height)).map((line) => line.durationMs);
+  const commitNote =
+    commits.length === 0
+      ? ''
+      : `, commit avg ${(commits.reduce((a, b) => a + b, 0) / commits.length).toFixed(0)} ms max ${Math.max(...commits).toFixed(0)} ms`;
+  return (
+    `${run.transactions} txs, all status 0x1, in ${run.totalSeconds.toFixed(2)} s (submitted in ${run.submitSeconds.toFixed(2)} s);` +
+    ` ${perBlock.size} blocks of ${[...perBlock.values()].join('/')} txs${commitNote}; ${gas.toFixed(0)} gas/tx`
+  );
+}
+
+/** Nearest rank. */
+function percentile(values: readonly number[], p: number): number | undefined {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** One metric: evmnode, anvil and their ratio, each against the target. */
+function printMetric(
+  title: string,
+  unit: string,
+  target: string,
+  meets: (value: number) => boolean,
+  [ours, peer, ourNote, peerNote]: [number | undefined, number | undefined, string, string],
+): void {
+  const figure = (value: number | undefined): string =>
+    value === undefined ? 'n/a' : value.toFixed(value < 10 ? 2 : 1);
+  const verdict = (value: number | undefined): string => (value === undefined ? '' : meets(value) ? 'met' : 'MISSED');
+  const ratio = ours !== undefined && peer !== undefined ? (ours / peer).toFixed(2) : 'n/a';
+  const rows = [
+    ['evmnode', figure(ours), verdict(ours), ourNote],
+    ['anvil', figure(peer), verdict(peer), peerNote],
+    ['evmnode/anvil', ratio, '', ''],
+  ];
+  console.log(`${title} [${unit}], target ${target} ${unit}`);
+  for (const [name = '', value = '', check = '', note = ''] of rows)
+    console.log(`  ${name.padEnd(13)}  ${value.padStart(8)}  ${check.padEnd(6)}  ${note}`.trimEnd());
+  console.log();
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`bench:chain failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+}
