@@ -4,6 +4,7 @@ import { Account, Address, bytesToHex, hexToBytes, type PrefixedHexString } from
 import { Bloom, createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Logger } from 'pino';
+import { blockHashes } from './block-hashes.js';
 import type { Chain } from './chain.js';
 import { ChainParams } from './chain-params.js';
 import { consensusHeaderHash, dataHashOf, type ConsensusHeader } from './consensus-header.js';
@@ -48,7 +49,7 @@ export class BlockProducer {
 
   static async create(chain: Chain, settings: ProducerSettings, logger: Logger): Promise<BlockProducer> {
     const live = stateManagerAt(chain.nodes, chain.common, hexToBytes(chain.head().stateRoot), true);
-    const vm = await createVM({ common: chain.common, stateManager: live });
+    const vm = await createVM({ common: chain.common, stateManager: live, blockchain: blockHashes(chain.store) });
     return new BlockProducer(chain, vm, live, settings, logger);
   }
 
@@ -175,6 +176,7 @@ export class BlockProducer {
       throw error;
     }
     const stateRoot = await this.live.getStateRoot();
+    const executionEnd = performance.now();
 
     const nativeTxs = executed.map(({ raw }) => wrapEvmTransaction(raw));
     const nativeHashes = nativeTxs.map(nativeTxHash);
@@ -216,6 +218,7 @@ export class BlockProducer {
       rawTransactions: executed.map(({ raw }) => raw),
       nativeHashes,
     };
+    const recordsEnd = performance.now();
     try {
       await this.chain.store.commit(committed, this.chain.nodes);
     } catch (error) {
@@ -226,7 +229,14 @@ export class BlockProducer {
     }
     this.chain.applyCommitted(committed, nextNonces, dropped);
     this.logger.debug(
-      { height, transactions: executed.length, gasUsed: Number(gasUsed), durationMs: performance.now() - started },
+      {
+        height,
+        transactions: executed.length,
+        gasUsed: Number(gasUsed),
+        durationMs: performance.now() - started,
+        executeMs: executionEnd - started,
+        writeMs: performance.now() - recordsEnd,
+      },
       'block committed',
     );
     return committed;
