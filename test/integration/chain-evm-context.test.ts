@@ -29,7 +29,8 @@ describe('EVM block context', () => {
     });
     const receipt = await waitForReceipt(node.url, await submit(node.url, raw));
     expect(receipt.status).to.equal('0x1');
-    const words = receipt.logs[0].data.slice(2).match(/.{64}/g) as string[];
+    const data = receipt.logs[0].data as string;
+    const words = data.slice(2).match(/.{64}/g);
     const height = Number(receipt.blockNumber);
     const block = (await node.node.chain.store.blockAt(height))!;
     const parent = (await node.node.chain.store.blockAt(height - 1))!;
