@@ -1,4 +1,4 @@
-import { createBlock } from '@ethereumjs/block';
+import { createBlock, type Block } from '@ethereumjs/block';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import { Bloom, createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
@@ -9,8 +9,8 @@ import type { Chain } from './chain.js';
 import { ChainParams } from './chain-params.js';
 import { consensusHeaderHash, dataHashOf, type ConsensusHeader } from './consensus-header.js';
 import { nativeTxHash, wrapEvmTransaction } from './native-tx.js';
-import { effectiveTip } from './pool/pooled-transaction.js';
-import type { BlockRecord, CommittedBlock, LogRecord, ReceiptRecord } from './records.js';
+import { effectiveTip, type PooledTransaction } from './pool/pooled-transaction.js';
+import type { BlockRecord, CommittedBlock, ReceiptRecord } from './records.js';
 import { stateManagerAt } from './state/world-state.js';
 import { uint64BE } from '../storage/buckets.js';
 
@@ -26,7 +26,77 @@ interface Executed {
   readonly raw: Uint8Array;
   readonly receipt: ReceiptRecord;
   readonly tip: bigint;
-  readonly gasUsed: bigint;
+}
+
+/** What executing a block's candidates left behind. */
+interface Execution {
+  readonly executed: Executed[];
+  /** Hashes of transactions that failed their checks when run. */
+  readonly dropped: PrefixedHexString[];
+  /** Each included sender's nonce after the block. */
+  readonly nextNonces: Map<PrefixedHexString, bigint>;
+  gasUsed: bigint;
+  readonly bloom: Bloom;
+}
+
+/** A transaction's receipt record; `firstLogIndex` continues the block's log numbering. */
+function receiptOf(
+  pooled: PooledTransaction,
+  result: RunTxResult,
+  place: { index: number; cumulativeGasUsed: bigint; firstLogIndex: number; baseFee: bigint },
+): ReceiptRecord {
+  return {
+    transactionHash: pooled.hash,
+    transactionIndex: place.index,
+    type: hex(pooled.tx.type),
+    from: pooled.sender,
+    to: pooled.tx.to?.toString() ?? null,
+    contractAddress: result.createdAddress?.toString() ?? null,
+    status: 'status' in result.receipt ? result.receipt.status : 1,
+    cumulativeGasUsed: hex(place.cumulativeGasUsed),
+    gasUsed: hex(result.totalGasSpent),
+    effectiveGasPrice: hex(place.baseFee + effectiveTip(pooled.tx, place.baseFee)),
+    logsBloom: bytesToHex(result.bloom.bitvector),
+    logs: result.receipt.logs.map(([address, topics, data], offset) => ({
+      address: bytesToHex(address),
+      topics: topics.map((topic) => bytesToHex(topic)),
+      data: bytesToHex(data),
+      logIndex: place.firstLogIndex + offset,
+      transactionIndex: place.index,
+      transactionHash: pooled.hash,
+    })),
+    vmError: result.execResult.exceptionError?.error ?? '',
+  };
+}
+
+/** The stored record of a block, from its header and what its execution produced. */
+function blockRecordOf(
+  header: ConsensusHeader,
+  execution: Execution,
+  evm: { baseFee: bigint; prevRandao: Uint8Array; stateRoot: Uint8Array },
+): BlockRecord {
+  const byTip = [...execution.executed].sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0));
+  return {
+    hash: consensusHeaderHash(header),
+    height: Number(header.height),
+    header: {
+      chainId: hex(header.chainId),
+      timeMs: hex(header.timeMs),
+      parentHash: header.parentHash,
+      dataHash: header.dataHash,
+      appHash: header.appHash,
+      proposer: header.proposer,
+    },
+    timestamp: hex(header.timeMs / 1000n),
+    gasLimit: hex(ChainParams.blockGasLimit),
+    gasUsed: hex(execution.gasUsed),
+    baseFeePerGas: hex(evm.baseFee),
+    prevRandao: bytesToHex(evm.prevRandao),
+    stateRoot: bytesToHex(evm.stateRoot),
+    logsBloom: bytesToHex(execution.bloom.bitvector),
+    transactions: execution.executed.map(({ receipt }) => receipt.transactionHash),
+    tips: byTip.map(({ receipt, tip }) => [receipt.gasUsed, hex(tip)] as const),
+  };
 }
 
 /**
@@ -89,8 +159,7 @@ export class BlockProducer {
     const started = performance.now();
     const parent = this.chain.head();
     const baseFee = this.chain.nextBaseFee();
-    const stateNonces = await this.#senderNonces();
-    const candidates = this.chain.pool.ready(stateNonces, baseFee);
+    const candidates = this.chain.pool.ready(await this.#senderNonces(), baseFee);
     if (candidates.length === 0 && !this.settings.createEmptyBlocks) return undefined;
 
     const height = parent.height + 1;
@@ -109,77 +178,12 @@ export class BlockProducer {
       },
       { common: this.chain.common, skipConsensusFormatValidation: true },
     );
-
-    const executed: Executed[] = [];
-    const dropped: PrefixedHexString[] = [];
-    const nextNonces = new Map<PrefixedHexString, bigint>();
-    const blockBloom = new Bloom(undefined, this.chain.common);
-    let gasUsed = 0n;
-    let logIndex = 0;
-    await this.live.checkpoint();
-    try {
-      for (const pooled of candidates) {
-        if (gasUsed + pooled.tx.gasLimit > ChainParams.blockGasLimit) break;
-        let result: RunTxResult;
-        try {
-          result = await runTx(this.vm, {
-            tx: pooled.tx,
-            block: evmBlock,
-            blockGasUsed: gasUsed,
-            skipHardForkValidation: true,
-          });
-        } catch (error) {
-          // It no longer passes its checks (nonce, balance): dropped, with no receipt.
-          this.logger.debug({ err: error, tx: pooled.hash }, 'transaction dropped at execution');
-          this.chain.pool.remove(pooled);
-          dropped.push(pooled.hash);
-          continue;
-        }
-        await this.#payBaseFee(result.totalGasSpent * baseFee);
-        gasUsed += result.totalGasSpent;
-        nextNonces.set(pooled.sender, pooled.nonce + 1n);
-        blockBloom.or(result.bloom);
-        const index = executed.length;
-        const logs: LogRecord[] = result.receipt.logs.map(([address, topics, data]) => ({
-          address: bytesToHex(address),
-          topics: topics.map((topic) => bytesToHex(topic)),
-          data: bytesToHex(data),
-          logIndex: logIndex++,
-          transactionIndex: index,
-          transactionHash: pooled.hash,
-        }));
-        const tip = effectiveTip(pooled.tx, baseFee);
-        executed.push({
-          raw: pooled.raw,
-          tip,
-          gasUsed: result.totalGasSpent,
-          receipt: {
-            transactionHash: pooled.hash,
-            transactionIndex: index,
-            type: hex(pooled.tx.type),
-            from: pooled.sender,
-            to: pooled.tx.to?.toString() ?? null,
-            contractAddress: result.createdAddress?.toString() ?? null,
-            status: 'status' in result.receipt ? result.receipt.status : 1,
-            cumulativeGasUsed: hex(gasUsed),
-            gasUsed: hex(result.totalGasSpent),
-            effectiveGasPrice: hex(baseFee + tip),
-            logsBloom: bytesToHex(result.bloom.bitvector),
-            logs,
-            vmError: result.execResult.exceptionError?.error ?? '',
-          },
-        });
-      }
-      await this.live.commit();
-    } catch (error) {
-      await this.live.revert();
-      throw error;
-    }
+    const execution = await this.#execute(candidates, evmBlock, baseFee);
     const stateRoot = await this.live.getStateRoot();
     const executionEnd = performance.now();
 
-    const nativeTxs = executed.map(({ raw }) => wrapEvmTransaction(raw));
-    const nativeHashes = nativeTxs.map(nativeTxHash);
+    const { executed } = execution;
+    const nativeHashes = executed.map(({ raw }) => nativeTxHash(wrapEvmTransaction(raw)));
     const header: ConsensusHeader = {
       chainId: this.chain.chainId,
       height: BigInt(height),
@@ -189,31 +193,8 @@ export class BlockProducer {
       appHash: parent.stateRoot,
       proposer: this.chain.proposer,
     };
-    const block: BlockRecord = {
-      hash: consensusHeaderHash(header),
-      height,
-      header: {
-        chainId: hex(header.chainId),
-        timeMs: hex(timeMs),
-        parentHash: header.parentHash,
-        dataHash: header.dataHash,
-        appHash: header.appHash,
-        proposer: header.proposer,
-      },
-      timestamp: hex(timeMs / 1000n),
-      gasLimit: hex(ChainParams.blockGasLimit),
-      gasUsed: hex(gasUsed),
-      baseFeePerGas: hex(baseFee),
-      prevRandao: bytesToHex(prevRandao),
-      stateRoot: bytesToHex(stateRoot),
-      logsBloom: bytesToHex(blockBloom.bitvector),
-      transactions: executed.map(({ receipt }) => receipt.transactionHash),
-      tips: executed
-        .map(({ gasUsed: used, tip }) => [hex(used), hex(tip)] as const)
-        .sort((a, b) => (BigInt(a[1]) < BigInt(b[1]) ? -1 : BigInt(a[1]) > BigInt(b[1]) ? 1 : 0)),
-    };
     const committed: CommittedBlock = {
-      block,
+      block: blockRecordOf(header, execution, { baseFee, prevRandao, stateRoot }),
       receipts: executed.map(({ receipt }) => receipt),
       rawTransactions: executed.map(({ raw }) => raw),
       nativeHashes,
@@ -227,12 +208,12 @@ export class BlockProducer {
       await this.live.setStateRoot(hexToBytes(parent.stateRoot));
       throw error;
     }
-    this.chain.applyCommitted(committed, nextNonces, dropped);
+    this.chain.applyCommitted(committed, execution.nextNonces, execution.dropped);
     this.logger.debug(
       {
         height,
         transactions: executed.length,
-        gasUsed: Number(gasUsed),
+        gasUsed: Number(execution.gasUsed),
         durationMs: performance.now() - started,
         executeMs: executionEnd - started,
         writeMs: performance.now() - recordsEnd,
@@ -240,6 +221,62 @@ export class BlockProducer {
       'block committed',
     );
     return committed;
+  }
+
+  /**
+   * Runs the candidates in order within one state checkpoint (one trie commit per block). A
+   * transaction that fails its checks now is dropped with no receipt, and its sender's later ones
+   * wait in the pool for the next block.
+   */
+  async #execute(candidates: readonly PooledTransaction[], evmBlock: Block, baseFee: bigint): Promise<Execution> {
+    const execution: Execution = {
+      executed: [],
+      dropped: [],
+      nextNonces: new Map(),
+      gasUsed: 0n,
+      bloom: new Bloom(undefined, this.chain.common),
+    };
+    const halted = new Set<PrefixedHexString>();
+    let logIndex = 0;
+    await this.live.checkpoint();
+    try {
+      for (const pooled of candidates) {
+        if (execution.gasUsed + pooled.tx.gasLimit > ChainParams.blockGasLimit) break;
+        if (halted.has(pooled.sender)) continue;
+        let result: RunTxResult;
+        try {
+          result = await runTx(this.vm, {
+            tx: pooled.tx,
+            block: evmBlock,
+            blockGasUsed: execution.gasUsed,
+            skipHardForkValidation: true,
+          });
+        } catch (error) {
+          this.logger.debug({ err: error, tx: pooled.hash }, 'transaction dropped at execution');
+          this.chain.pool.remove(pooled);
+          execution.dropped.push(pooled.hash);
+          halted.add(pooled.sender);
+          continue;
+        }
+        await this.#payBaseFee(result.totalGasSpent * baseFee);
+        execution.gasUsed += result.totalGasSpent;
+        execution.nextNonces.set(pooled.sender, pooled.nonce + 1n);
+        execution.bloom.or(result.bloom);
+        const receipt = receiptOf(pooled, result, {
+          index: execution.executed.length,
+          cumulativeGasUsed: execution.gasUsed,
+          firstLogIndex: logIndex,
+          baseFee,
+        });
+        logIndex += receipt.logs.length;
+        execution.executed.push({ raw: pooled.raw, receipt, tip: effectiveTip(pooled.tx, baseFee) });
+      }
+      await this.live.commit();
+    } catch (error) {
+      await this.live.revert();
+      throw error;
+    }
+    return execution;
   }
 
   /** State nonces of every sender with pooled transactions. */
