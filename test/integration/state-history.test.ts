@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startTestNode } from '@evmnode/core/testing';
+import { CHAIN_ID, devWallet, GWEI, sign, submit, waitForReceipt } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
 import { refusalOf } from '../support/startup.js';
 
@@ -25,6 +26,52 @@ describe('state history and genesis', () => {
       expect(response.error.message).to.match(/^requested height 1 has been pruned; earliest available is \d+$/);
       expect(Number(/(\d+)$/.exec(response.error.message)![1])).to.be.at.least(4);
       expect((await rpc(node.url, 'eth_getBalance', [DEV_ACCOUNT, 'latest'])).result).to.equal('0x21e19e0c9bab2400000');
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it('deletes the state older than keep_recent blocks and keeps every newer state whole', async () => {
+    const node = await startTestNode({ config: { consensus: { block_time: 40 }, state: { keep_recent: 3 } } });
+    try {
+      const recipient = '0x00000000000000000000000000000000000000bb';
+      const sender = devWallet(1);
+      const heights: number[] = [];
+      for (let nonce = 0; nonce < 6; nonce++) {
+        const raw = await sign(sender, {
+          type: 2,
+          chainId: CHAIN_ID,
+          nonce,
+          to: recipient,
+          value: 1000n,
+          gasLimit: 21_000,
+          maxFeePerGas: 10n * GWEI,
+          maxPriorityFeePerGas: GWEI,
+        });
+        heights.push(Number((await waitForReceipt(node.url, await submit(node.url, raw))).blockNumber));
+      }
+      const chain = node.node.chain;
+      const firstRoot = (await chain.store.blockAt(heights[0]!))!.stateRoot;
+      while (
+        !node.logs.some(
+          (line) => line.msg === 'pruned old state' && Number(line.deleted) > 0 && Number(line.head) >= heights[5]!,
+        )
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // The state root of the first transfer's block is gone from the database...
+      expect(await chain.nodes.get(firstRoot.slice(2))).to.equal(undefined);
+      // ...and every state still served answers, and answers right.
+      const head = chain.head().height;
+      for (let height = chain.earliestStateHeight(); height <= head; height++) {
+        const expected = 1000n * BigInt(heights.filter((mined) => mined <= height).length);
+        expect(
+          BigInt((await rpc(node.url, 'eth_getBalance', [recipient, `0x${height.toString(16)}`])).result),
+        ).to.equal(expected);
+      }
+      expect(
+        (await rpc(node.url, 'eth_getBalance', [recipient, `0x${heights[0]!.toString(16)}`])).error.message,
+      ).to.match(/has been pruned/);
     } finally {
       await node.stop();
     }

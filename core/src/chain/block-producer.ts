@@ -144,13 +144,15 @@ export class BlockProducer {
     const wait = Math.max(0, previousStart + this.settings.blockTimeMs - performance.now());
     this.#timer = setTimeout(() => {
       const start = performance.now();
-      this.#producing = this.produce().then(
-        () => this.#schedule(start),
-        (error: unknown) => {
-          this.logger.error({ err: error }, 'block production failed; retrying at the next tick');
-          this.#schedule(start);
-        },
-      );
+      this.#producing = this.produce()
+        .then(() => this.chain.pruneIfDue())
+        .then(
+          () => this.#schedule(start),
+          (error: unknown) => {
+            this.logger.error({ err: error }, 'block production failed; retrying at the next tick');
+            this.#schedule(start);
+          },
+        );
     }, wait);
   }
 

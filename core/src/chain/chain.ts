@@ -12,6 +12,7 @@ import type { Genesis } from './genesis.js';
 import { TxPool } from './pool/tx-pool.js';
 import type { BlockRecord, CommittedBlock } from './records.js';
 import { applyGenesisState, stateManagerAt } from './state/world-state.js';
+import { StatePruner } from './state/state-pruner.js';
 import { TrieNodeStore } from './state/trie-node-store.js';
 import type { BlockRef } from '../rpc/block-codecs.js';
 import type { CoreConfig } from '../config/core-schema.js';
@@ -44,22 +45,27 @@ export class Chain {
   readonly pool: TxPool;
   readonly proposer: PrefixedHexString;
   readonly #keepRecent: number;
+  readonly #pruner: StatePruner | undefined;
+  #prunedAt = 0;
   #head: BlockRecord;
   #headState: MerkleStateManager;
   readonly #waiters = new Map<PrefixedHexString, (() => void)[]>();
 
   private constructor(
+    database: Database,
     readonly store: ChainStore,
     readonly nodes: TrieNodeStore,
     readonly chainId: bigint,
     head: BlockRecord,
     config: CoreConfig,
-    logger: Logger,
+    private readonly logger: Logger,
   ) {
     this.common = evmCommon(chainId);
     this.events = new ChainEvents((error) => logger.error({ err: error }, 'a block listener failed'));
     this.proposer = (config.consensus.proposer || defaultProposer(chainId)).toLowerCase() as PrefixedHexString;
     this.#keepRecent = config.state.keep_recent;
+    this.#pruner = this.#keepRecent === 0 ? undefined : new StatePruner(store, database.store, nodes, this.common);
+    this.#prunedAt = head.height;
     this.#head = head;
     this.#headState = stateManagerAt(nodes, this.common, hexToBytes(head.stateRoot), true);
     this.pool = new TxPool(
@@ -87,7 +93,7 @@ export class Chain {
         ? await Chain.#writeGenesis(store, nodes, genesis(), chainId)
         : await store.blockAt(headHeight);
     if (head === undefined) throw new StartupError(`the database has no block at its head height ${headHeight}`);
-    return new Chain(store, nodes, chainId, head, config, logger);
+    return new Chain(database, store, nodes, chainId, head, config, logger);
   }
 
   static async #writeGenesis(
@@ -171,6 +177,19 @@ export class Chain {
   /** The lowest height whose state is served: 0 on an archive node. */
   earliestStateHeight(): number {
     return this.#keepRecent === 0 ? 0 : Math.max(0, this.#head.height - this.#keepRecent + 1);
+  }
+
+  /**
+   * Deletes state older than `[state] keep_recent` blocks, every `keep_recent` blocks. The block
+   * producer calls it between blocks, when no block is writing state.
+   */
+  async pruneIfDue(): Promise<void> {
+    const head = this.#head.height;
+    if (this.#pruner === undefined || head - this.#prunedAt < this.#keepRecent) return;
+    const started = performance.now();
+    const { kept, deleted } = await this.#pruner.prune(this.earliestStateHeight(), head);
+    this.#prunedAt = head;
+    this.logger.info({ head, kept, deleted, durationMs: Math.round(performance.now() - started) }, 'pruned old state');
   }
 
   /** Nonce and balance at the head. */
