@@ -38,6 +38,7 @@ export { isStartupError, StartupError } from './node/startup-error.js';
 export { EvmNode } from './node/evm-node.js';
 
 export type { Chain, AccountState } from './chain/chain.js';
+export type { LogIndexKey, LogPosition, TxLocation } from './chain/chain-store.js';
 export type { BlockRecord, CommittedBlock, LogRecord, ReceiptRecord } from './chain/records.js';
 export type { BlockListener } from './chain/chain-events.js';
 export { ChainParams } from './chain/chain-params.js';

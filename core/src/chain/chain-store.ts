@@ -1,5 +1,5 @@
-import { bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
-import type { BlockRecord, CommittedBlock, ReceiptRecord } from './records.js';
+import { bytesToHex, concatBytes, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import type { BlockRecord, CommittedBlock, LogRecord, ReceiptRecord } from './records.js';
 import type { TrieNodeStore } from './state/trie-node-store.js';
 import { Bucket, bucketKey, uint64BE } from '../storage/buckets.js';
 import type { Database } from '../storage/database.js';
@@ -20,6 +20,16 @@ function json<T>(bytes: Uint8Array | undefined): T | undefined {
 function jsonBytes(value: unknown): Uint8Array {
   return Buffer.from(JSON.stringify(value), 'utf8');
 }
+
+/** Where a log is: its block height and block-global log index. */
+export interface LogPosition {
+  readonly height: number;
+  readonly logIndex: number;
+}
+
+/** An index to scan: logs emitted by an address, or logs with a topic at a position (0-3). */
+export type LogIndexKey =
+  { readonly address: PrefixedHexString } | { readonly topic: PrefixedHexString; readonly position: number };
 
 /** Where a transaction is: its block height and index in the block. */
 export interface TxLocation {
@@ -74,6 +84,26 @@ export class ChainStore {
 
   async nativeHashOf(txHash: PrefixedHexString): Promise<Uint8Array | undefined> {
     return this.#store.get(bucketKey(Bucket.EvmToNative, hexToBytes(txHash)));
+  }
+
+  /**
+   * Positions of the logs an index holds between two heights (inclusive), in chain order. The
+   * scan reads only index entries of matching logs, whatever the range.
+   */
+  async *logPositions(key: LogIndexKey, fromHeight: number, toHeight: number): AsyncIterable<LogPosition> {
+    const prefix =
+      'address' in key
+        ? bucketKey(Bucket.LogByAddress, hexToBytes(key.address))
+        : bucketKey(Bucket.LogByTopic, hexToBytes(key.topic), Uint8Array.of(key.position));
+    const range = { gte: concatBytes(prefix, uint64BE(fromHeight)), lt: concatBytes(prefix, uint64BE(toHeight + 1)) };
+    for await (const [indexKey] of this.#store.iterate(range)) {
+      const view = new DataView(indexKey.buffer, indexKey.byteOffset + prefix.length, 12);
+      yield { height: Number(view.getBigUint64(0)), logIndex: view.getUint32(8) };
+    }
+  }
+
+  async logAt(position: LogPosition): Promise<LogRecord | undefined> {
+    return json<LogRecord>(await this.#store.get(bucketKey(Bucket.Log, position.height, uint32BE(position.logIndex))));
   }
 
   /**
