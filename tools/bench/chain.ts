@@ -3,12 +3,17 @@
  * pre-signed ETH transfers and 2,000 ERC20 transfers from 10 dev accounts at 32 in flight, timed
  * first submit to last receipt; evmnode's commit time of full blocks (2 s block time, from its
  * debug log); peak RSS and start-up time of each server. Servers are child processes.
+ *
+ * `npm run bench:chain -- --soak 100000` adds a soak phase at the end (see `chain-soak.ts`):
+ * evmnode's RSS over 100,000 ETH transfers on a fresh node. Off by default.
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
 import { startAnvil, startEvmnode, type BlockLine, type ChainServer } from './chain-servers.js';
+import { soak } from './chain-soak.js';
 import {
   deployToken,
   devSenders,
@@ -46,6 +51,7 @@ interface FullBlocks {
 }
 
 async function main(): Promise<void> {
+  const soakTransactions = soakOption();
   const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
   const anvil = anvilBinary();
   const anvilVersion = execFileSync(anvil, ['--version'], { encoding: 'utf8' }).split('\n')[0] ?? '?';
@@ -96,6 +102,17 @@ async function main(): Promise<void> {
     `2 s block-time node: ${full.startupMs.toFixed(0)} ms`,
     '',
   ]);
+  if (soakTransactions !== undefined) await soak(repoRoot, soakTransactions);
+}
+
+/** `--soak N`: how many transfers the soak phase streams; undefined (no soak) without it. */
+function soakOption(): number | undefined {
+  const { soak: value } = parseArgs({ options: { soak: { type: 'string' } } }).values;
+  if (value === undefined) return undefined;
+  const transactions = Number(value);
+  if (!Number.isSafeInteger(transactions) || transactions < 1)
+    throw new Error(`--soak takes a number of transactions, not ${value}`);
+  return transactions;
 }
 
 /** Start-up, ETH then ERC20 ingestion, then peak RSS; stops the server whatever happened. */
