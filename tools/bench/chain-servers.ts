@@ -3,16 +3,14 @@
  * anvil with a block time, each timed from spawn to its first answered `eth_chainId`.
  */
 import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { rpc } from './chain-rpc.js';
-import { spawnChild, stopChild } from './child-processes.js';
+import { exitBeforeReady, freePort, spawnChild, stopChild } from './child-processes.js';
 
 /** One `block committed` debug line of evmnode. */
 export interface BlockLine {
@@ -46,7 +44,7 @@ export async function startEvmnode(repoRoot: string, blockTime: string): Promise
   const spawned = performance.now();
   const child = spawnChild(process.execPath, args, () => rmSync(home, { recursive: true, force: true }));
   const blocks: BlockLine[] = [];
-  const failed = Promise.race([exited(child), deadline()]);
+  const failed = Promise.race([exitBeforeReady(child), deadline()]);
   try {
     const port = new Promise<number>((resolve) => {
       // Reading goes on for the node's whole life, so a chatty node never blocks on a full pipe.
@@ -75,7 +73,7 @@ export async function startAnvil(binary: string, chainId: bigint, blockTimeSecon
   child.stdout?.resume(); // drained so anvil never blocks on it
   try {
     const url = `http://127.0.0.1:${port}/`;
-    const answered = await Promise.race([firstAnswer(url), exited(child), deadline()]);
+    const answered = await Promise.race([firstAnswer(url), exitBeforeReady(child), deadline()]);
     return server('anvil', child, url, answered, performance.now() - spawned, []);
   } catch (error) {
     await stopChild(child);
@@ -120,28 +118,7 @@ async function firstAnswer(url: string): Promise<bigint> {
   }
 }
 
-/** Rejects when the child fails to spawn or exits, with the end of its stderr. */
-async function exited(child: ChildProcess): Promise<never> {
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-  const how = await new Promise<string>((resolve) => {
-    child.once('error', (error) => resolve(`failed: ${error.message}`));
-    child.once('exit', (code, signal) => resolve(`exited (${String(code ?? signal)})`));
-  });
-  throw new Error(`${child.spawnfile} ${how} before it was ready${stderr ? `:\n${stderr.trimEnd()}` : ''}`);
-}
-
 async function deadline(): Promise<never> {
   await sleep(STARTUP_MS, undefined, { ref: false });
   throw new Error(`server did not answer eth_chainId within ${STARTUP_MS} ms`);
-}
-
-/** A port nobody listens on right now (anvil cannot be given port 0 and report the one it took). */
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const address = probe.address();
-  probe.close();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return address.port;
 }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { constants } from 'node:os';
 
 /** Children still running, with the synchronous cleanup to run once each is gone. */
@@ -33,4 +34,25 @@ export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<
   }
   live.get(child)?.();
   live.delete(child);
+}
+
+/** Rejects when the child fails to spawn or exits before it is ready; the error carries the end of its stderr. */
+export async function exitBeforeReady(child: ChildProcess): Promise<never> {
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  const how = await new Promise<string>((resolve) => {
+    child.once('error', (error) => resolve(`failed: ${error.message}`));
+    child.once('exit', (code, signal) => resolve(`exited (${String(code ?? signal)})`));
+  });
+  throw new Error(`${child.spawnfile} ${how} before it was ready${stderr ? `:\n${stderr.trimEnd()}` : ''}`);
+}
+
+/** A port nobody listens on right now (anvil cannot be given port 0 and report the one it took). */
+export async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const address = probe.address();
+  probe.close();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return address.port;
 }

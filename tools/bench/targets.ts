@@ -1,15 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { accessSync, constants, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chainIdRequest } from './chain-id-call.js';
-import { spawnChild, stopChild } from './child-processes.js';
+import { exitBeforeReady, freePort, spawnChild, stopChild } from './child-processes.js';
 
 /** A server under test, running as a child process on 127.0.0.1. */
 export interface Target {
@@ -114,27 +112,6 @@ async function answering(target: Target): Promise<void> {
   }
 }
 
-/** Rejects when the child fails to spawn or exits; the error carries the end of its stderr. */
-async function exitBeforeReady(child: ChildProcess): Promise<never> {
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-  const how = await new Promise<string>((resolve) => {
-    child.once('error', (error) => resolve(`failed: ${error.message}`));
-    child.once('exit', (code, signal) => resolve(`exited (${String(code ?? signal)})`));
-  });
-  throw new Error(`${child.spawnfile} ${how} before it was ready${stderr ? `:\n${stderr.trimEnd()}` : ''}`);
-}
-
 function isConnectionRefused(error: unknown): boolean {
   return error instanceof TypeError && (error.cause as { code?: unknown } | undefined)?.code === 'ECONNREFUSED';
-}
-
-/** A port nobody listens on right now (the OS picks it; anvil cannot be asked for port 0 and report it). */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return address.port;
 }
