@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { rpc } from './chain-rpc.js';
-import { exitBeforeReady, freePort, spawnChild, stopChild } from './child-processes.js';
+import { evmnodeCli, exitBeforeReady, freePort, spawnChild, stopChild } from './child-processes.js';
 
 /** One `block committed` debug line of evmnode. */
 export interface BlockLine {
@@ -38,11 +38,11 @@ const STARTUP_MS = 30_000;
 /** The built evmnode CLI on a fresh home (local network), logging JSON at debug level. */
 export async function startEvmnode(repoRoot: string, blockTime: string): Promise<ChainServer> {
   const home = await mkdtemp(join(tmpdir(), 'evmnode-chain-bench-'));
-  const args = [join(repoRoot, 'core/dist/cli/main.js'), 'start', '--home', home];
+  const args = ['start', '--home', home];
   args.push('--evm.http_port', '0', '--evm.ws_port', '0', '--consensus.block_time', blockTime);
   args.push('--logging.format', 'json', '--logging.level', 'debug');
   const spawned = performance.now();
-  const child = spawnChild(process.execPath, args, () => rmSync(home, { recursive: true, force: true }));
+  const child = spawnChild(evmnodeCli(repoRoot), args, () => rmSync(home, { recursive: true, force: true }));
   const blocks: BlockLine[] = [];
   const failed = Promise.race([exitBeforeReady(child), deadline()]);
   try {

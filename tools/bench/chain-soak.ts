@@ -20,7 +20,7 @@ import { Signature, Transaction, getBytes, hexlify, keccak256, randomBytes } fro
 import secp256k1 from 'secp256k1';
 import { receiptOf, rpc } from './chain-rpc.js';
 import { devSenders, SENDER_COUNT } from './chain-workload.js';
-import { spawnChild, stopChild } from './child-processes.js';
+import { evmnodeCli, spawnChild, stopChild } from './child-processes.js';
 
 const CHAIN_ID = 713714n;
 const MEMPOOL_SIZE = 20_000;
@@ -228,10 +228,10 @@ async function run(node: SoakNode, progress: Progress, total: number, stop: Abor
 /** The built evmnode CLI on a fresh home: default block time, a larger pool, JSON debug log on stdout. */
 async function startNode(repoRoot: string, progress: Progress): Promise<SoakNode> {
   const home = await mkdtemp(join(tmpdir(), 'evmnode-chain-soak-'));
-  const args = [join(repoRoot, 'core/dist/cli/main.js'), 'start', '--home', home];
+  const args = ['start', '--home', home];
   args.push('--evm.http_port', '0', '--evm.ws_port', '0', '--mempool.size', String(MEMPOOL_SIZE));
   args.push('--logging.format', 'json', '--logging.level', 'debug');
-  const child = spawnChild(process.execPath, args, () => rmSync(home, { recursive: true, force: true }));
+  const child = spawnChild(evmnodeCli(repoRoot), args, () => rmSync(home, { recursive: true, force: true }));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
   const exited = new Promise<never>((_, reject) => {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { constants } from 'node:os';
 
 /** Children still running, with the synchronous cleanup to run once each is gone. */
@@ -55,4 +56,9 @@ export async function freePort(): Promise<number> {
   probe.close();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
   return address.port;
+}
+
+/** The evmnode CLI run as its `evmnode` bin is: the built script itself, whose shebang sets Node's heap flags. */
+export function evmnodeCli(repoRoot: string): string {
+  return join(repoRoot, 'core/dist/cli/main.js');
 }

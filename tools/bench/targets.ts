@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chainIdRequest } from './chain-id-call.js';
-import { exitBeforeReady, freePort, spawnChild, stopChild } from './child-processes.js';
+import { evmnodeCli, exitBeforeReady, freePort, spawnChild, stopChild } from './child-processes.js';
 
 /** A server under test, running as a child process on 127.0.0.1. */
 export interface Target {
@@ -25,9 +25,9 @@ const ANVIL_CHAIN_ID = 31337;
 /** Starts the built evmnode CLI on a fresh home with OS-assigned ports, read back from its start-up log line. */
 export async function startEvmnode(repoRoot: string): Promise<Target> {
   const home = await mkdtemp(join(tmpdir(), 'evmnode-bench-'));
-  const args = [join(repoRoot, 'core/dist/cli/main.js'), 'start', '--home', home];
+  const args = ['start', '--home', home];
   args.push('--evm.http_port', '0', '--evm.ws_port', '0', '--logging.format', 'json', '--logging.level', 'info');
-  const child = spawnChild(process.execPath, args, () => rmSync(home, { recursive: true, force: true }));
+  const child = spawnChild(evmnodeCli(repoRoot), args, () => rmSync(home, { recursive: true, force: true }));
   try {
     const line = await firstLine(child, (text) => text.includes('"msg":"evmnode started"'));
     const started = JSON.parse(line) as { http?: { port?: number }; ws?: { port?: number }; chainId?: number };

@@ -1,11 +1,30 @@
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { Caches, CacheType, MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, hexToBytes, ValueEncoding } from '@ethereumjs/util';
 import type { TrieNodeStore } from './trie-node-store.js';
 import type { Genesis } from '../genesis.js';
 
-/** A state manager over the node's trie store, at `root` (the empty state when omitted). */
+/**
+ * What a long-lived state manager keeps in memory: trie nodes (the upper levels every lookup
+ * walks) and accounts, storage slots and code, each bounded (LRU) so that memory does not grow
+ * with the number of accounts the chain has touched.
+ */
+const TRIE_NODE_CACHE = 20_000;
+const CACHE_SIZES = { account: 20_000, storage: 20_000, code: 2_000 } as const;
+
+function boundedCaches(): Caches {
+  return new Caches({
+    account: { type: CacheType.LRU, size: CACHE_SIZES.account },
+    storage: { type: CacheType.LRU, size: CACHE_SIZES.storage },
+    code: { type: CacheType.LRU, size: CACHE_SIZES.code },
+  });
+}
+
+/**
+ * A state manager over the node's trie store, at `root` (the empty state when omitted).
+ * `withCaches` is for long-lived ones (the head's, the producer's).
+ */
 export function stateManagerAt(
   nodes: TrieNodeStore,
   common: Common,
@@ -17,9 +36,10 @@ export function stateManagerAt(
     useKeyHashing: true,
     valueEncoding: ValueEncoding.Bytes,
     common,
+    ...(withCaches ? { cacheSize: TRIE_NODE_CACHE } : {}),
     ...(root === undefined ? {} : { root }),
   });
-  return new MerkleStateManager({ trie, common, ...(withCaches ? { caches: new Caches() } : {}) });
+  return new MerkleStateManager({ trie, common, ...(withCaches ? { caches: boundedCaches() } : {}) });
 }
 
 /** Writes the genesis accounts into `state` and returns the resulting state root. */
