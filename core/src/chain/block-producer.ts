@@ -7,10 +7,10 @@ import type { Logger } from 'pino';
 import { blockHashes } from './block-hashes.js';
 import type { Chain } from './chain.js';
 import { ChainParams } from './chain-params.js';
-import { consensusHeaderHash, dataHashOf, type ConsensusHeader } from './consensus-header.js';
+import { dataHashOf, type ConsensusHeader } from './consensus-header.js';
 import { nativeTxHash, wrapEvmTransaction } from './native-tx.js';
 import { effectiveTip, type PooledTransaction } from './pool/pooled-transaction.js';
-import type { BlockRecord, CommittedBlock, ReceiptRecord } from './records.js';
+import { blockRecordOf, type CommittedBlock, type ReceiptRecord } from './records.js';
 import { stateManagerAt } from './state/world-state.js';
 import { uint64BE } from '../storage/buckets.js';
 
@@ -66,36 +66,6 @@ function receiptOf(
       transactionHash: pooled.hash,
     })),
     vmError: result.execResult.exceptionError?.error ?? '',
-  };
-}
-
-/** The stored record of a block, from its header and what its execution produced. */
-function blockRecordOf(
-  header: ConsensusHeader,
-  execution: Execution,
-  evm: { baseFee: bigint; prevRandao: Uint8Array; stateRoot: Uint8Array },
-): BlockRecord {
-  const byTip = [...execution.executed].sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0));
-  return {
-    hash: consensusHeaderHash(header),
-    height: Number(header.height),
-    header: {
-      chainId: hex(header.chainId),
-      timeMs: hex(header.timeMs),
-      parentHash: header.parentHash,
-      dataHash: header.dataHash,
-      appHash: header.appHash,
-      proposer: header.proposer,
-    },
-    timestamp: hex(header.timeMs / 1000n),
-    gasLimit: hex(ChainParams.blockGasLimit),
-    gasUsed: hex(execution.gasUsed),
-    baseFeePerGas: hex(evm.baseFee),
-    prevRandao: bytesToHex(evm.prevRandao),
-    stateRoot: bytesToHex(evm.stateRoot),
-    logsBloom: bytesToHex(execution.bloom.bitvector),
-    transactions: execution.executed.map(({ receipt }) => receipt.transactionHash),
-    tips: byTip.map(({ receipt, tip }) => [receipt.gasUsed, hex(tip)] as const),
   };
 }
 
@@ -196,7 +166,19 @@ export class BlockProducer {
       proposer: this.chain.proposer,
     };
     const committed: CommittedBlock = {
-      block: blockRecordOf(header, execution, { baseFee, prevRandao, stateRoot }),
+      block: blockRecordOf(header, {
+        gasLimit: ChainParams.blockGasLimit,
+        gasUsed: execution.gasUsed,
+        baseFeePerGas: baseFee,
+        prevRandao: bytesToHex(prevRandao),
+        stateRoot: bytesToHex(stateRoot),
+        logsBloom: bytesToHex(execution.bloom.bitvector),
+        transactions: executed.map(({ receipt }) => receipt.transactionHash),
+        // Sorted by tip: the input of fee-history reward percentiles.
+        tips: [...executed]
+          .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
+          .map(({ receipt, tip }) => [receipt.gasUsed, hex(tip)] as const),
+      }),
       receipts: executed.map(({ receipt }) => receipt),
       rawTransactions: executed.map(({ raw }) => raw),
       nativeHashes,

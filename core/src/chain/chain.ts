@@ -6,11 +6,11 @@ import type { Logger } from 'pino';
 import { nextBaseFee } from './base-fee.js';
 import { ChainEvents } from './chain-events.js';
 import { ChainStore } from './chain-store.js';
-import { consensusHeaderHash, dataHashOf, type ConsensusHeader } from './consensus-header.js';
+import { dataHashOf, type ConsensusHeader } from './consensus-header.js';
 import { evmCommon } from './evm-common.js';
 import type { Genesis } from './genesis.js';
 import { TxPool } from './pool/tx-pool.js';
-import type { BlockRecord, CommittedBlock } from './records.js';
+import { blockRecordOf, type BlockRecord, type CommittedBlock } from './records.js';
 import { applyGenesisState, stateManagerAt } from './state/world-state.js';
 import { StatePruner } from './state/state-pruner.js';
 import { TrieNodeStore } from './state/trie-node-store.js';
@@ -21,8 +21,6 @@ import { StartupError } from '../node/startup-error.js';
 import type { Database } from '../storage/database.js';
 
 const ZERO_HASH: PrefixedHexString = `0x${'00'.repeat(32)}`;
-
-const hex = (value: bigint | number): PrefixedHexString => `0x${value.toString(16)}`;
 
 /** The default proposer: derived from the chain ID, so that it is stable and differs from the fee collector. */
 function defaultProposer(chainId: bigint): PrefixedHexString {
@@ -117,27 +115,16 @@ export class Chain {
       appHash: ZERO_HASH,
       proposer: `0x${'00'.repeat(20)}`,
     };
-    const block: BlockRecord = {
-      hash: consensusHeaderHash(header),
-      height: 0,
-      header: {
-        chainId: hex(header.chainId),
-        timeMs: hex(header.timeMs),
-        parentHash: header.parentHash,
-        dataHash: header.dataHash,
-        appHash: header.appHash,
-        proposer: header.proposer,
-      },
-      timestamp: hex(genesis.timeMs / 1000n),
-      gasLimit: hex(genesis.gasLimit),
-      gasUsed: '0x0',
-      baseFeePerGas: hex(genesis.baseFeePerGas),
+    const block = blockRecordOf(header, {
+      gasLimit: genesis.gasLimit,
+      gasUsed: 0n,
+      baseFeePerGas: genesis.baseFeePerGas,
       prevRandao: ZERO_HASH,
       stateRoot: bytesToHex(stateRoot),
       logsBloom: `0x${'00'.repeat(256)}`,
       transactions: [],
       tips: [],
-    };
+    });
     await store.commit({ block, receipts: [], rawTransactions: [], nativeHashes: [] }, nodes);
     return block;
   }

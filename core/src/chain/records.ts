@@ -1,5 +1,5 @@
 import type { PrefixedHexString } from '@ethereumjs/util';
-import type { ConsensusHeader } from './consensus-header.js';
+import { consensusHeaderHash, type ConsensusHeader } from './consensus-header.js';
 
 /** A committed block as stored: its consensus header and the EVM-facing fields, hex-encoded. */
 export interface BlockRecord {
@@ -75,5 +75,44 @@ export function consensusHeaderOf(block: BlockRecord): ConsensusHeader {
     dataHash: block.header.dataHash,
     appHash: block.header.appHash,
     proposer: block.header.proposer,
+  };
+}
+
+/** The EVM-facing fields of a block, beside its consensus header. */
+export interface BlockEvmFields {
+  readonly gasLimit: bigint;
+  readonly gasUsed: bigint;
+  readonly baseFeePerGas: bigint;
+  readonly prevRandao: PrefixedHexString;
+  readonly stateRoot: PrefixedHexString;
+  readonly logsBloom: PrefixedHexString;
+  readonly transactions: readonly PrefixedHexString[];
+  readonly tips: BlockRecord['tips'];
+}
+
+const hex = (value: bigint): PrefixedHexString => `0x${value.toString(16)}`;
+
+/** The stored record of a block: its hash (of the consensus header), the header, and its EVM fields. */
+export function blockRecordOf(header: ConsensusHeader, evm: BlockEvmFields): BlockRecord {
+  return {
+    hash: consensusHeaderHash(header),
+    height: Number(header.height),
+    header: {
+      chainId: hex(header.chainId),
+      timeMs: hex(header.timeMs),
+      parentHash: header.parentHash,
+      dataHash: header.dataHash,
+      appHash: header.appHash,
+      proposer: header.proposer,
+    },
+    timestamp: hex(header.timeMs / 1000n),
+    gasLimit: hex(evm.gasLimit),
+    gasUsed: hex(evm.gasUsed),
+    baseFeePerGas: hex(evm.baseFeePerGas),
+    prevRandao: evm.prevRandao,
+    stateRoot: evm.stateRoot,
+    logsBloom: evm.logsBloom,
+    transactions: evm.transactions,
+    tips: evm.tips,
   };
 }
