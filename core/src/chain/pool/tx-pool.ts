@@ -39,11 +39,13 @@ export class TxPool {
     private readonly chain: PoolChainView,
     private readonly limits: PoolLimits,
   ) {
-    // Each decoded transaction merges the transaction parameters into its copy of Common unless
-    // they are already there: merged once here, that copying leaves the admission path.
+    // Every decoded transaction merges the transaction parameters into its own copy of Common and
+    // rebuilds that copy's parameter cache. Merged once here, and with the merge turned off on this
+    // instance (copies inherit it), decoding no longer rebuilds anything.
     const common = chain.common.copy();
     common.updateParams(paramsTx);
-    this.#decodeOptions = { common, params: {} };
+    common.updateParams = () => undefined;
+    this.#decodeOptions = { common };
   }
 
   get size(): number {
