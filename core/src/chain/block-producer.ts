@@ -150,41 +150,46 @@ export class BlockProducer {
       },
       { common: this.chain.common, skipConsensusFormatValidation: true },
     );
-    const execution = await this.#execute(candidates, evmBlock, baseFee);
-    const stateRoot = await this.live.getStateRoot();
-    const executionEnd = performance.now();
-
-    const { executed } = execution;
-    const nativeHashes = executed.map(({ raw }) => nativeTxHash(wrapEvmTransaction(raw)));
-    const header: ConsensusHeader = {
-      chainId: this.chain.chainId,
-      height: BigInt(height),
-      timeMs,
-      parentHash: parent.hash,
-      dataHash: dataHashOf(nativeHashes),
-      appHash: parent.stateRoot,
-      proposer: this.chain.proposer,
-    };
-    const committed: CommittedBlock = {
-      block: blockRecordOf(header, {
-        gasLimit: ChainParams.blockGasLimit,
-        gasUsed: execution.gasUsed,
-        baseFeePerGas: baseFee,
-        prevRandao: bytesToHex(prevRandao),
-        stateRoot: bytesToHex(stateRoot),
-        logsBloom: bytesToHex(execution.bloom.bitvector),
-        transactions: executed.map(({ receipt }) => receipt.transactionHash),
-        // Sorted by tip: the input of fee-history reward percentiles.
-        tips: [...executed]
-          .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
-          .map(({ receipt, tip }) => [receipt.gasUsed, hex(tip)] as const),
-      }),
-      receipts: executed.map(({ receipt }) => receipt),
-      rawTransactions: executed.map(({ raw }) => raw),
-      nativeHashes,
-    };
-    const recordsEnd = performance.now();
+    // Anything failing from execution to the write leaves nothing stored: the state resets below.
+    let execution: Execution;
+    let committed: CommittedBlock;
+    let executionEnd: number;
+    let recordsEnd: number;
     try {
+      execution = await this.#execute(candidates, evmBlock, baseFee);
+      const stateRoot = await this.live.getStateRoot();
+      executionEnd = performance.now();
+
+      const { executed } = execution;
+      const nativeHashes = executed.map(({ raw }) => nativeTxHash(wrapEvmTransaction(raw)));
+      const header: ConsensusHeader = {
+        chainId: this.chain.chainId,
+        height: BigInt(height),
+        timeMs,
+        parentHash: parent.hash,
+        dataHash: dataHashOf(nativeHashes),
+        appHash: parent.stateRoot,
+        proposer: this.chain.proposer,
+      };
+      committed = {
+        block: blockRecordOf(header, {
+          gasLimit: ChainParams.blockGasLimit,
+          gasUsed: execution.gasUsed,
+          baseFeePerGas: baseFee,
+          prevRandao: bytesToHex(prevRandao),
+          stateRoot: bytesToHex(stateRoot),
+          logsBloom: bytesToHex(execution.bloom.bitvector),
+          transactions: executed.map(({ receipt }) => receipt.transactionHash),
+          // Sorted by tip: the input of fee-history reward percentiles.
+          tips: [...executed]
+            .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
+            .map(({ receipt, tip }) => [receipt.gasUsed, hex(tip)] as const),
+        }),
+        receipts: executed.map(({ receipt }) => receipt),
+        rawTransactions: executed.map(({ raw }) => raw),
+        nativeHashes,
+      };
+      recordsEnd = performance.now();
       await this.chain.store.commit(committed, this.chain.nodes);
     } catch (error) {
       // Nothing of the block is stored: forget its state and start the next one from the parent's.
@@ -196,7 +201,7 @@ export class BlockProducer {
     this.logger.debug(
       {
         height,
-        transactions: executed.length,
+        transactions: committed.receipts.length,
         gasUsed: Number(execution.gasUsed),
         durationMs: performance.now() - started,
         executeMs: executionEnd - started,
