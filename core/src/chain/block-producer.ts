@@ -197,7 +197,7 @@ export class BlockProducer {
       await this.live.setStateRoot(hexToBytes(parent.stateRoot));
       throw error;
     }
-    this.chain.applyCommitted(committed, execution.nextNonces, execution.dropped);
+    await this.chain.applyCommitted(committed, execution.nextNonces, execution.dropped);
     this.logger.debug(
       {
         height,

@@ -46,7 +46,7 @@ export class Chain {
   readonly #pruner: StatePruner | undefined;
   #prunedAt = 0;
   #head: BlockRecord;
-  #headState: MerkleStateManager;
+  readonly #headState: MerkleStateManager;
   readonly #waiters = new Map<PrefixedHexString, (() => void)[]>();
 
   private constructor(
@@ -218,13 +218,14 @@ export class Chain {
   }
 
   /** Called by the producer once a block is durable: moves the head, settles the pool, publishes the block. */
-  applyCommitted(
+  async applyCommitted(
     committed: CommittedBlock,
     senders: ReadonlyMap<PrefixedHexString, bigint>,
     dropped: readonly PrefixedHexString[],
-  ): void {
+  ): Promise<void> {
+    // One head state for the node's life: moving its root clears its caches without reallocating them.
+    await this.#headState.setStateRoot(hexToBytes(committed.block.stateRoot));
     this.#head = committed.block;
-    this.#headState = stateManagerAt(this.nodes, this.common, hexToBytes(committed.block.stateRoot), true);
     for (const [sender, nonce] of senders) this.pool.pruneBelow(sender, nonce);
     for (const hash of [...committed.block.transactions, ...dropped]) {
       for (const resolve of this.#waiters.get(hash) ?? []) resolve();
