@@ -193,7 +193,7 @@ export class BlockProducer {
       await this.chain.store.commit(committed, this.chain.nodes);
     } catch (error) {
       // Nothing of the block is stored: forget its state and start the next one from the parent's.
-      this.chain.nodes.clearPending();
+      this.chain.nodes.discardPending();
       await this.live.setStateRoot(hexToBytes(parent.stateRoot));
       throw error;
     }

@@ -139,6 +139,6 @@ export class ChainStore {
     });
     this.database.meta.put(batch, HEAD_KEY, BigInt(height));
     await batch.write();
-    nodes.clearPending();
+    nodes.committed();
   }
 }

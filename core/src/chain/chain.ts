@@ -175,6 +175,7 @@ export class Chain {
     if (this.#pruner === undefined || head - this.#prunedAt < this.#keepRecent) return;
     const started = performance.now();
     const { kept, deleted } = await this.#pruner.prune(this.earliestStateHeight(), head);
+    this.nodes.forgetRecent();
     this.#prunedAt = head;
     this.logger.info({ head, kept, deleted, durationMs: Math.round(performance.now() - started) }, 'pruned old state');
   }
