@@ -94,6 +94,40 @@ describe('state history and genesis', () => {
     }
   });
 
+  it('uses the genesis gas limit for blocks and admission', async () => {
+    const home = homeWithGenesis({
+      chainId: 713714,
+      genesisTime: 1_700_000_000_000,
+      gasLimit: '0x30d40',
+      alloc: { [devWallet(0).address]: { balance: '0x56bc75e2d63100000' } },
+    });
+    const node = await startTestNode({ home, config: { consensus: { block_time: 50 } } });
+    try {
+      const fields = {
+        type: 2,
+        chainId: CHAIN_ID,
+        to: `0x${'cc'.repeat(20)}`,
+        maxFeePerGas: 10n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+      } as const;
+      const tooBig = await rpc(node.url, 'eth_sendRawTransaction', [
+        await sign(devWallet(0), { ...fields, nonce: 0, gasLimit: 200_001 }),
+      ]);
+      expect(tooBig.error).to.deep.equal({
+        code: -32003,
+        message: 'exceeds block gas limit',
+        data: { code: 41, codespace: 'sdk' },
+      });
+      const receipt = await waitForReceipt(
+        node.url,
+        await submit(node.url, await sign(devWallet(0), { ...fields, nonce: 0, gasLimit: 200_000 })),
+      );
+      expect((await node.node.chain.store.blockAt(Number(receipt.blockNumber)))!.gasLimit).to.equal('0x30d40');
+    } finally {
+      await node.stop();
+    }
+  });
+
   it('stops on a malformed genesis, naming the field', async () => {
     const home = homeWithGenesis({
       chainId: 713714,

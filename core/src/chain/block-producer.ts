@@ -130,6 +130,8 @@ export class BlockProducer {
   async produce(): Promise<CommittedBlock | undefined> {
     const started = performance.now();
     const parent = this.chain.head();
+    // The gas limit is the chain's, set by its genesis and carried from block to block.
+    const gasLimit = BigInt(parent.gasLimit);
     const baseFee = this.chain.nextBaseFee();
     const candidates = this.chain.pool.ready(await this.#senderNonces(), baseFee);
     if (candidates.length === 0 && !this.settings.createEmptyBlocks) return undefined;
@@ -142,7 +144,7 @@ export class BlockProducer {
         header: {
           number: BigInt(height),
           timestamp: timeMs / 1000n,
-          gasLimit: ChainParams.blockGasLimit,
+          gasLimit,
           baseFeePerGas: baseFee,
           coinbase: ChainParams.feeCollector,
           mixHash: prevRandao,
@@ -156,7 +158,7 @@ export class BlockProducer {
     let executionEnd: number;
     let recordsEnd: number;
     try {
-      execution = await this.#execute(candidates, evmBlock, baseFee);
+      execution = await this.#execute(candidates, evmBlock, baseFee, gasLimit);
       const stateRoot = await this.live.getStateRoot();
       executionEnd = performance.now();
 
@@ -173,7 +175,7 @@ export class BlockProducer {
       };
       committed = {
         block: blockRecordOf(header, {
-          gasLimit: ChainParams.blockGasLimit,
+          gasLimit,
           gasUsed: execution.gasUsed,
           baseFeePerGas: baseFee,
           prevRandao: bytesToHex(prevRandao),
@@ -217,7 +219,12 @@ export class BlockProducer {
    * transaction that fails its checks now is dropped with no receipt, and its sender's later ones
    * wait in the pool for the next block.
    */
-  async #execute(candidates: readonly PooledTransaction[], evmBlock: Block, baseFee: bigint): Promise<Execution> {
+  async #execute(
+    candidates: readonly PooledTransaction[],
+    evmBlock: Block,
+    baseFee: bigint,
+    gasLimit: bigint,
+  ): Promise<Execution> {
     const execution: Execution = {
       executed: [],
       dropped: [],
@@ -230,7 +237,7 @@ export class BlockProducer {
     await this.live.checkpoint();
     try {
       for (const pooled of candidates) {
-        if (execution.gasUsed + pooled.tx.gasLimit > ChainParams.blockGasLimit) break;
+        if (execution.gasUsed + pooled.tx.gasLimit > gasLimit) break;
         if (halted.has(pooled.sender)) continue;
         let result: RunTxResult;
         try {

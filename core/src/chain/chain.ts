@@ -71,6 +71,7 @@ export class Chain {
         common: this.common,
         chainId,
         nextBaseFee: () => this.nextBaseFee(),
+        blockGasLimit: () => BigInt(this.#head.gasLimit),
         account: (address) => this.accountAtHead(address),
       },
       { size: config.mempool.size, minGasPrice: BigInt(config.mempool.min_gas_price) },

@@ -12,6 +12,8 @@ export interface PoolChainView {
   readonly chainId: bigint;
   /** The base fee the next block will have. */
   nextBaseFee(): bigint;
+  /** The chain's block gas limit. */
+  blockGasLimit(): bigint;
   /** Nonce and balance of an account at the head. */
   account(address: PrefixedHexString): Promise<{ readonly nonce: bigint; readonly balance: bigint }>;
 }
@@ -162,7 +164,7 @@ export class TxPool {
     } catch {
       throw Rejections.invalidSender();
     }
-    if (tx.gasLimit > ChainParams.blockGasLimit) throw Rejections.exceedsBlockGasLimit();
+    if (tx.gasLimit > this.chain.blockGasLimit()) throw Rejections.exceedsBlockGasLimit();
     const intrinsic = tx.getIntrinsicGas();
     if (tx.gasLimit < intrinsic) throw Rejections.intrinsicGasTooLow(tx.gasLimit, intrinsic);
     const floor = tx.getMinimumGasLimit();
