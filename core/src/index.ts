@@ -24,6 +24,17 @@ export { address, data, hash, quantity, uint64 } from './rpc/hex-codecs.js';
 export { blockNumberOrTag, blockRef, blockRefOf } from './rpc/block-codecs.js';
 export type { BlockNumberOrTag, BlockRef, BlockTag } from './rpc/block-codecs.js';
 export { arrayOf, boolean, objectOf, string } from './rpc/structural-codecs.js';
+export { accessList, blockOverrides, callRequest, stateOverrides } from './rpc/call-codecs.js';
+export type {
+  AccessListEntry,
+  AccountOverride,
+  AuthorizationEntry,
+  BlockOverrides,
+  CallRequest,
+  StateOverrides,
+} from './rpc/call-codecs.js';
+export { FailFastLimiter } from './rpc/fail-fast-limiter.js';
+export { decodeStorageKey, storageKey } from './rpc/storage-key-codec.js';
 
 export { ErrorCode } from './errors/codes.js';
 export * from './errors/rpc-error.js';
@@ -41,7 +52,12 @@ export type { Chain, AccountState } from './chain/chain.js';
 export type { LogIndexKey, LogPosition, TxLocation } from './chain/chain-store.js';
 export type { BlockRecord, CommittedBlock, LogRecord, ReceiptRecord } from './chain/records.js';
 export type { BlockListener } from './chain/chain-events.js';
+export { STORAGE_PROOF_TYPE } from './chain/state/state-proofs.js';
+export type { StorageProof, StorageProofOp } from './chain/state/state-proofs.js';
 export { ChainParams } from './chain/chain-params.js';
+export type { AccessListResult, Simulator } from './chain/simulation/simulator.js';
+export { revertReason } from './chain/simulation/call-errors.js';
+export type { KeyRing } from './keys/key-ring.js';
 
 export { Database, SCHEMA_VERSION } from './storage/database.js';
 export { Bucket, bucketKey, bucketRange, uint64BE } from './storage/buckets.js';

@@ -35,12 +35,16 @@ export interface ChainServer {
 
 const STARTUP_MS = 30_000;
 
-/** The built evmnode CLI on a fresh home (local network), logging JSON at debug level. */
-export async function startEvmnode(repoRoot: string, blockTime: string): Promise<ChainServer> {
+/** The built evmnode CLI on a fresh home (local network), logging JSON at debug level; `options` are more CLI flags. */
+export async function startEvmnode(
+  repoRoot: string,
+  blockTime: string,
+  options: readonly string[] = [],
+): Promise<ChainServer> {
   const home = await mkdtemp(join(tmpdir(), 'evmnode-chain-bench-'));
   const args = ['start', '--home', home];
   args.push('--evm.http_port', '0', '--evm.ws_port', '0', '--consensus.block_time', blockTime);
-  args.push('--logging.format', 'json', '--logging.level', 'debug');
+  args.push('--logging.format', 'json', '--logging.level', 'debug', ...options);
   const spawned = performance.now();
   const child = spawnChild(evmnodeCli(repoRoot), args, () => rmSync(home, { recursive: true, force: true }));
   const blocks: BlockLine[] = [];

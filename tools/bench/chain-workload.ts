@@ -20,7 +20,8 @@ const DEV_MNEMONIC = 'test test test test test test test test test test test jun
 export const SENDER_COUNT = 10;
 const MAX_FEE = 100_000_000_000n; // 100 gwei
 const TIP = 1_000_000_000n; // 1 gwei
-const TOKEN_SUPPLY = 10n ** 27n;
+/** What `deployToken` mints; every sender but the deployer is given an equal share of it. */
+export const TOKEN_SUPPLY = 10n ** 27n;
 /** How often `eth_blockNumber` is polled while waiting: small beside a 400 ms block. */
 const POLL_MS = 20;
 

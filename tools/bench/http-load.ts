@@ -1,38 +1,54 @@
 import autocannon from 'autocannon';
-import { chainIdRequest, readAnswer } from './chain-id-call.js';
 import { toLoadResult, type LoadResult } from './load-result.js';
 
-/** Drives `eth_chainId` over keep-alive HTTP/1.1 with `connections` sockets, one request in flight on each. */
+/** One request body posted again and again, and how to tell a right answer from a wrong one. */
+export interface PostedCall {
+  readonly body: string;
+  /** What is wrong with a response body, or undefined when it is the right answer. */
+  readonly problem: (body: string) => string | undefined;
+}
+
+export interface HttpLoadResult extends LoadResult {
+  /** Why the first wrong answer was wrong, so that a non-zero `errors` comes with a reason. */
+  readonly firstProblem: string | undefined;
+}
+
+/** Posts `call` over keep-alive HTTP/1.1 with `connections` sockets, one request in flight on each. */
 export async function runHttpLoad(
   url: string,
-  chainId: string,
+  call: PostedCall,
   connections: number,
   seconds: number,
-): Promise<LoadResult> {
+): Promise<HttpLoadResult> {
   // autocannon's own latency histogram has 1 ms resolution, too coarse for sub-ms answers, so the
   // per-response times (hrtime-based, fractional ms) are collected here instead.
   const latenciesMs: number[] = [];
+  let firstProblem: string | undefined;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
         url,
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: chainIdRequest(1),
+        body: call.body,
         connections,
         duration: seconds,
         verifyBody: (body) => {
-          const answer = readAnswer(body?.toString() ?? '');
-          const ok = answer?.id === 1 && answer.result === chainId;
+          const problem = call.problem(body?.toString() ?? '');
           // autocannon emits 'response' (recorded below) just before verifying: a wrong answer is no sample.
-          // Any status but 200 carries no `result`, so it fails here too and counts as a mismatch.
-          if (!ok) latenciesMs.pop();
-          return ok;
+          // Any status but 200 carries no right answer, so it fails here too and counts as a mismatch.
+          if (problem !== undefined) {
+            latenciesMs.pop();
+            firstProblem ??= problem;
+          }
+          return problem === undefined;
         },
       },
       (error: Error | null, done) => (error ? reject(error) : resolve(done)),
     );
     instance.on('response', (_client, _statusCode, _bytes, responseTime) => latenciesMs.push(responseTime));
   });
-  return toLoadResult(latenciesMs, result.duration, result.errors + result.mismatches);
+  // autocannon's `errors` are connection errors and timeouts, which reach no verifyBody.
+  if (result.errors > 0) firstProblem ??= `${result.errors} connection errors or timeouts`;
+  return { ...toLoadResult(latenciesMs, result.duration, result.errors + result.mismatches), firstProblem };
 }

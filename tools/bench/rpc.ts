@@ -5,10 +5,12 @@
  */
 import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { chainIdCall } from './chain-id-call.js';
+import { durationArg } from './duration-arg.js';
 import { runHttpLoad } from './http-load.js';
 import type { LoadResult } from './load-result.js';
 import { anvilBinary, startAnvil, startEvmnode, type Target } from './targets.js';
+import { formatTable } from './text-table.js';
 import { runWsLoad } from './ws-load.js';
 
 const IN_FLIGHT = 32;
@@ -22,7 +24,7 @@ interface Row extends LoadResult {
 }
 
 async function main(): Promise<void> {
-  const seconds = durationArg();
+  const seconds = durationArg(10);
   const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
   console.log(`machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}`);
   console.log(`load: eth_chainId, ${IN_FLIGHT} in flight, ${WARMUP_SECONDS} s warm-up + ${seconds} s measured per row`);
@@ -49,7 +51,7 @@ async function measure(target: Target, seconds: number): Promise<Row[]> {
   try {
     const run = async (transport: Row['transport'], duration: number): Promise<LoadResult> =>
       transport === 'http'
-        ? runHttpLoad(target.httpUrl, target.chainId, IN_FLIGHT, duration)
+        ? runHttpLoad(target.httpUrl, chainIdCall(target.chainId), IN_FLIGHT, duration)
         : runWsLoad(target.wsUrl, target.chainId, WS_CONNECTIONS, IN_FLIGHT, duration);
     const rows: Row[] = [];
     for (const transport of ['http', 'ws'] as const) {
@@ -73,13 +75,6 @@ async function startPeer(): Promise<Target | undefined> {
   }
 }
 
-function durationArg(): number {
-  const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' } } });
-  const seconds = Number(values.duration);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--duration must be a positive number of seconds`);
-  return seconds;
-}
-
 function printTable(rows: readonly Row[]): void {
   const header = ['target', 'transport', 'req/s', 'p50 ms', 'p99 ms', 'errors'];
   const cells = rows.map((row) => [
@@ -90,17 +85,8 @@ function printTable(rows: readonly Row[]): void {
     row.p99Ms.toFixed(3),
     String(row.errors),
   ]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...cells.map((cell) => cell[column]?.length ?? 0)),
-  );
-  // Names left-aligned, figures right-aligned.
-  const line = (cell: readonly string[]): string =>
-    cell
-      .map((text, column) => (column < 2 ? text.padEnd(widths[column] ?? 0) : text.padStart(widths[column] ?? 0)))
-      .join('  ');
   console.log();
-  console.log(line(header));
-  for (const cell of cells) console.log(line(cell));
+  for (const line of formatTable(header, cells, 2)) console.log(line);
   console.log();
 }
 

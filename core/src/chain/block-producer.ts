@@ -1,17 +1,17 @@
 import { createBlock, type Block } from '@ethereumjs/block';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
-import { Bloom, createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import { Bloom, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Logger } from 'pino';
-import { blockHashes } from './block-hashes.js';
 import type { Chain } from './chain.js';
 import { ChainParams } from './chain-params.js';
+import { createChainVM } from './evm/chain-vm.js';
 import { dataHashOf, type ConsensusHeader } from './consensus-header.js';
 import { nativeTxHash, wrapEvmTransaction } from './native-tx.js';
 import { effectiveTip, type PooledTransaction } from './pool/pooled-transaction.js';
 import { blockRecordOf, type CommittedBlock, type ReceiptRecord } from './records.js';
-import { stateManagerAt } from './state/world-state.js';
+import { HEAD_STATE_CACHES, stateManagerAt } from './state/world-state.js';
 import { uint64BE } from '../storage/buckets.js';
 
 const hex = (value: bigint | number): PrefixedHexString => `0x${value.toString(16)}`;
@@ -88,8 +88,8 @@ export class BlockProducer {
   ) {}
 
   static async create(chain: Chain, settings: ProducerSettings, logger: Logger): Promise<BlockProducer> {
-    const live = stateManagerAt(chain.nodes, chain.common, hexToBytes(chain.head().stateRoot), true);
-    const vm = await createVM({ common: chain.common, stateManager: live, blockchain: blockHashes(chain.store) });
+    const live = stateManagerAt(chain.nodes, chain.common, hexToBytes(chain.head().stateRoot), HEAD_STATE_CACHES);
+    const vm = await createChainVM({ common: chain.common, store: chain.store, stateManager: live });
     return new BlockProducer(chain, vm, live, settings, logger);
   }
 

@@ -12,4 +12,6 @@ export const ChainParams = {
   maxDecreaseBasisPoints: 39n,
   /** Largest raw transaction the pool accepts (geth's txMaxSize). */
   maxTxBytes: 128 * 1024,
+  /** The human-readable part of native (bech32) addresses. */
+  bech32Prefix: 'sei',
 } as const;

@@ -1,18 +1,19 @@
 import type { Common } from '@ethereumjs/common';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
-import { Address, bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { Address, bytesToHex, hexToBytes, setLengthLeft, type PrefixedHexString } from '@ethereumjs/util';
 import { sha256 } from '@noble/hashes/sha2.js';
 import type { Logger } from 'pino';
 import { nextBaseFee } from './base-fee.js';
 import { ChainEvents } from './chain-events.js';
 import { ChainStore } from './chain-store.js';
 import { dataHashOf, type ConsensusHeader } from './consensus-header.js';
-import { evmCommon } from './evm-common.js';
+import { evmCommon } from './evm/evm-common.js';
 import type { Genesis } from './genesis.js';
 import { TxPool } from './pool/tx-pool.js';
 import { blockRecordOf, type BlockRecord, type CommittedBlock } from './records.js';
-import { applyGenesisState, stateManagerAt } from './state/world-state.js';
+import { applyGenesisState, HEAD_STATE_CACHES, stateManagerAt } from './state/world-state.js';
 import { StatePruner } from './state/state-pruner.js';
+import { storageProofs, type StorageProof } from './state/state-proofs.js';
 import { TrieNodeStore } from './state/trie-node-store.js';
 import type { BlockRef } from '../rpc/block-codecs.js';
 import type { CoreConfig } from '../config/core-schema.js';
@@ -65,7 +66,7 @@ export class Chain {
     this.#pruner = this.#keepRecent === 0 ? undefined : new StatePruner(store, database.store, nodes, this.common);
     this.#prunedAt = head.height;
     this.#head = head;
-    this.#headState = stateManagerAt(nodes, this.common, hexToBytes(head.stateRoot), true);
+    this.#headState = stateManagerAt(nodes, this.common, hexToBytes(head.stateRoot), HEAD_STATE_CACHES);
     this.pool = new TxPool(
       {
         common: this.common,
@@ -186,16 +187,56 @@ export class Chain {
     return Chain.#readAccount(this.#headState, address);
   }
 
-  /** Nonce and balance after block `height` (every height unless `[state] keep_recent` limits it). */
-  async accountAt(address: PrefixedHexString, height: number): Promise<AccountState> {
-    if (height === this.#head.height) return this.accountAtHead(address);
+  /**
+   * The state after block `height`, for reading (every height unless `[state] keep_recent` limits
+   * it). The head's state is shared and cached; an older one is opened on its root.
+   */
+  async stateAt(height: number): Promise<MerkleStateManager> {
+    if (height === this.#head.height) return this.#headState;
+    return stateManagerAt(this.nodes, this.common, hexToBytes((await this.stateBlockAt(height)).stateRoot));
+  }
+
+  /**
+   * The block at `height`, checked to still have its state (every height unless
+   * `[state] keep_recent` limits it): what the state after it is read or simulated from.
+   */
+  async stateBlockAt(height: number): Promise<BlockRecord> {
+    if (height === this.#head.height) return this.#head;
     const earliest = this.earliestStateHeight();
     if (height < earliest) {
       throw new InvalidInputError(`requested height ${height} has been pruned; earliest available is ${earliest}`);
     }
     const block = await this.store.blockAt(height);
     if (block === undefined) throw new ResourceNotFoundError(`block ${height} not found`);
-    return Chain.#readAccount(stateManagerAt(this.nodes, this.common, hexToBytes(block.stateRoot)), address);
+    return block;
+  }
+
+  /** Nonce and balance after block `height`. */
+  async accountAt(address: PrefixedHexString, height: number): Promise<AccountState> {
+    return Chain.#readAccount(await this.stateAt(height), address);
+  }
+
+  /** Contract code after block `height` (empty for accounts without code). */
+  async codeAt(address: PrefixedHexString, height: number): Promise<Uint8Array> {
+    return (await this.stateAt(height)).getCode(new Address(hexToBytes(address)));
+  }
+
+  /** A 32-byte storage slot after block `height`, left-padded (zero when unset). */
+  async storageAt(address: PrefixedHexString, slot: Uint8Array, height: number): Promise<Uint8Array> {
+    const value = await (await this.stateAt(height)).getStorage(new Address(hexToBytes(address)), slot);
+    return setLengthLeft(value, 32);
+  }
+
+  /**
+   * Proofs of storage slots after block `height` against its state root. They are built on a
+   * state opened at that root, never on the shared head state, whose root moves when a block commits.
+   */
+  async proofAt(address: PrefixedHexString, slots: readonly Uint8Array[], height: number): Promise<StorageProof[]> {
+    const state =
+      height === this.#head.height
+        ? stateManagerAt(this.nodes, this.common, hexToBytes(this.#head.stateRoot))
+        : await this.stateAt(height);
+    return storageProofs(state, address, slots);
   }
 
   static async #readAccount(state: MerkleStateManager, address: PrefixedHexString): Promise<AccountState> {

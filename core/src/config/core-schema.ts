@@ -31,6 +31,7 @@ export interface CoreConfig {
     readonly max_log_no_block: number;
     readonly max_blocks_for_log: number;
     readonly max_subscriptions_new_head: number;
+    readonly max_proof_keys: number;
     readonly max_concurrent_trace_calls: number;
     readonly max_concurrent_simulation_calls: number;
     readonly max_trace_lookback_blocks: number;
@@ -134,6 +135,7 @@ export const coreSchema = {
     max_log_no_block: { doc: 'Most logs an open-ended log query returns.', format: 'nat', default: 10_000 },
     max_blocks_for_log: { doc: 'Most blocks a closed log query may span.', format: 'nat', default: 2000 },
     max_subscriptions_new_head: { doc: 'Most newHeads subscriptions on this node.', format: 'nat', default: 10_000 },
+    max_proof_keys: { doc: 'Most storage keys one eth_getProof call may ask for.', format: 'nat', default: 100 },
     max_concurrent_trace_calls: { doc: 'Trace calls run at once; more are refused.', format: 'nat', default: 10 },
     max_concurrent_simulation_calls: {
       doc: 'Simulation calls run at once; more are refused as busy (0: the CPU count).',

@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import { defineToken } from '../di/service-token.js';
 import type { ChainInfo } from './chain-info.js';
 import type { Chain } from '../chain/chain.js';
+import type { Simulator } from '../chain/simulation/simulator.js';
+import type { KeyRing } from '../keys/key-ring.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import type { Database } from '../storage/database.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -15,6 +17,10 @@ export const CoreTokens = {
   ChainInfo: defineToken<ChainInfo>('ChainInfo'),
   /** The chain: head, blocks, receipts, state at any height, the pool and the block event bus. */
   Chain: defineToken<Chain>('Chain'),
+  /** Simulated calls on any block's state: `eth_call`, gas estimates, access lists. */
+  Simulator: defineToken<Simulator>('Simulator'),
+  /** The keys the node signs with: empty unless a plugin (`hosted-keys`) adds some. */
+  KeyRing: defineToken<KeyRing>('KeyRing'),
   /** The node's key-value database. */
   Database: defineToken<Database>('Database'),
   /** Prometheus metrics, or null when `[metrics] enabled = false`. */

@@ -9,6 +9,8 @@ import type { ConfigSchema } from '../config/schema-tree.js';
 import { BlockProducer } from '../chain/block-producer.js';
 import { Chain } from '../chain/chain.js';
 import { loadGenesis } from '../chain/genesis-source.js';
+import { Simulator } from '../chain/simulation/simulator.js';
+import { KeyRing } from '../keys/key-ring.js';
 import { createNodeContainer } from '../di/container.js';
 import { createLogger } from '../logging/logger.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -108,6 +110,13 @@ export class EvmNode {
       throw error;
     }
     container.register(CoreTokens.Chain, { useValue: chain });
+    container.register(CoreTokens.Simulator, {
+      useValue: new Simulator(chain, {
+        gasCap: BigInt(core.evm.simulation_gas_limit),
+        evmTimeoutMs: core.evm.simulation_evm_timeout,
+      }),
+    });
+    container.register(CoreTokens.KeyRing, { useValue: new KeyRing() });
     const registry = container.resolve<MethodRegistry>(InternalTokens.MethodRegistry);
     const hooks = container.resolve<RequestHooks>(CoreTokens.RequestHooks);
     if (metrics !== null) hooks.add(rpcMetricsHook(metrics, registry));

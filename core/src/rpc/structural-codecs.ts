@@ -33,11 +33,16 @@ function fieldValue(input: Record<string, unknown>, name: string): unknown {
   return key === undefined ? undefined : input[key];
 }
 
-/** The decoded form of an object codec's fields; optional fields may be absent. */
+type Decoded<C> = C extends ParamCodec<infer T> ? T : never;
+
+/**
+ * The decoded form of an object codec's fields. A field whose codec may yield undefined is an
+ * optional key, never present as undefined.
+ */
 export type DecodedObject<F extends FieldCodecs> = {
-  [K in keyof F as F[K]['isOptional'] extends true ? never : K]: F[K] extends ParamCodec<infer T> ? T : never;
+  [K in keyof F as undefined extends Decoded<F[K]> ? never : K]: Decoded<F[K]>;
 } & {
-  [K in keyof F as F[K]['isOptional'] extends true ? K : never]?: F[K] extends ParamCodec<infer T> ? T : never;
+  [K in keyof F as undefined extends Decoded<F[K]> ? K : never]?: Exclude<Decoded<F[K]>, undefined>;
 };
 
 /**

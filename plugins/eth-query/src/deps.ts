@@ -1,6 +1,6 @@
 import { CoreTokens } from '@evmnode/core';
 
 /** The services eth-query's setup receives. */
-export const deps = { info: CoreTokens.ChainInfo, chain: CoreTokens.Chain };
+export const deps = { info: CoreTokens.ChainInfo, chain: CoreTokens.Chain, config: CoreTokens.Config };
 
 export type Deps = typeof deps;

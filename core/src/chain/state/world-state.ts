@@ -5,41 +5,46 @@ import { Account, Address, hexToBytes, ValueEncoding } from '@ethereumjs/util';
 import type { TrieNodeStore } from './trie-node-store.js';
 import type { Genesis } from '../genesis.js';
 
-/**
- * What a long-lived state manager keeps in memory: trie nodes (the upper levels every lookup
- * walks) and accounts, storage slots and code, each bounded (LRU) so that memory does not grow
- * with the number of accounts the chain has touched.
- */
-const TRIE_NODE_CACHE = 20_000;
-const CACHE_SIZES = { account: 20_000, storage: 20_000, code: 2_000 } as const;
+/** How many trie nodes and accounts, storage slots and code entries a state manager keeps (LRU). */
+export interface StateCacheSizes {
+  readonly trieNodes: number;
+  readonly entries: number;
+}
 
-function boundedCaches(): Caches {
+/**
+ * What the long-lived head and producer states keep in memory: trie nodes (the upper levels every
+ * lookup walks) and accounts, slots and code, each bounded so that memory does not grow with the
+ * number of accounts the chain has touched.
+ */
+export const HEAD_STATE_CACHES: StateCacheSizes = { trieNodes: 20_000, entries: 20_000 };
+
+function boundedCaches(sizes: StateCacheSizes): Caches {
   return new Caches({
-    account: { type: CacheType.LRU, size: CACHE_SIZES.account },
-    storage: { type: CacheType.LRU, size: CACHE_SIZES.storage },
-    code: { type: CacheType.LRU, size: CACHE_SIZES.code },
+    account: { type: CacheType.LRU, size: sizes.entries },
+    storage: { type: CacheType.LRU, size: sizes.entries },
+    code: { type: CacheType.LRU, size: Math.ceil(sizes.entries / 10) },
   });
 }
 
 /**
- * A state manager over the node's trie store, at `root` (the empty state when omitted).
- * `withCaches` is for long-lived ones (the head's, the producer's).
+ * A state manager over the node's trie store, at `root` (the empty state when omitted). Caches
+ * are for long-lived ones; a one-off historical read goes without.
  */
 export function stateManagerAt(
   nodes: TrieNodeStore,
   common: Common,
   root?: Uint8Array,
-  withCaches = false,
+  caches?: StateCacheSizes,
 ): MerkleStateManager {
   const trie = new MerklePatriciaTrie({
     db: nodes,
     useKeyHashing: true,
     valueEncoding: ValueEncoding.Bytes,
     common,
-    ...(withCaches ? { cacheSize: TRIE_NODE_CACHE } : {}),
+    ...(caches === undefined ? {} : { cacheSize: caches.trieNodes }),
     ...(root === undefined ? {} : { root }),
   });
-  return new MerkleStateManager({ trie, common, ...(withCaches ? { caches: boundedCaches() } : {}) });
+  return new MerkleStateManager({ trie, common, ...(caches === undefined ? {} : { caches: boundedCaches(caches) }) });
 }
 
 /** Writes the genesis accounts into `state` and returns the resulting state root. */

@@ -1,6 +1,6 @@
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { hexToBytes } from '@ethereumjs/util';
-import type { ChainStore } from './chain-store.js';
+import type { ChainStore } from '../chain-store.js';
 
 /**
  * The EVM's view of past blocks, for BLOCKHASH: our consensus hashes by height (the EVM checks

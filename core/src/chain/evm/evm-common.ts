@@ -1,5 +1,5 @@
 import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
-import { nativeCrypto } from './native-crypto.js';
+import { nativeCrypto } from '../native-crypto.js';
 
 /** The EVM rules of the chain: Prague, with the chain's ID and native signature recovery. */
 export function evmCommon(chainId: bigint): Common {

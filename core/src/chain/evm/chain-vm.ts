@@ -1,0 +1,35 @@
+import type { Common } from '@ethereumjs/common';
+import type { EVMOpts } from '@ethereumjs/evm';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import { createVM, type VM } from '@ethereumjs/vm';
+import { blockHashes } from './block-hashes.js';
+import type { ChainStore } from '../chain-store.js';
+import { chainPrecompiles } from '../precompiles/index.js';
+
+/** Opcodes added or replaced in one VM (EVMOpts' `customOpcodes`, which the package does not export by name). */
+export type CustomOpcodes = NonNullable<EVMOpts['customOpcodes']>;
+
+export interface ChainVmOptions {
+  readonly common: Common;
+  readonly store: ChainStore;
+  readonly stateManager: MerkleStateManager;
+  /** Opcodes replaced for this VM only (the simulator's deadline check). */
+  readonly customOpcodes?: CustomOpcodes;
+}
+
+/**
+ * A VM with the chain's rules: its Common, BLOCKHASH from our block store and the chain's
+ * precompiles. The block producer and the simulator both run on one, so that a call and the
+ * transaction it predicts execute alike.
+ */
+export function createChainVM(options: ChainVmOptions): Promise<VM> {
+  return createVM({
+    common: options.common,
+    stateManager: options.stateManager,
+    blockchain: blockHashes(options.store),
+    evmOpts: {
+      customPrecompiles: chainPrecompiles({ store: options.store }),
+      ...(options.customOpcodes === undefined ? {} : { customOpcodes: options.customOpcodes }),
+    },
+  });
+}

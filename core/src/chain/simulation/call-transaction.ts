@@ -1,0 +1,75 @@
+import type { Common } from '@ethereumjs/common';
+import { createTx, TransactionType, type TypedTransaction, type TypedTxData } from '@ethereumjs/tx';
+import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import type { CallRequest } from '../../rpc/call-codecs.js';
+
+const ZERO_ADDRESS: PrefixedHexString = `0x${'00'.repeat(20)}`;
+const hex = (value: bigint): PrefixedHexString => `0x${value.toString(16)}`;
+
+/** What a simulated call pays per gas; zero when the request names no price (geth's NoBaseFee). */
+export function pricesOf(request: CallRequest): { readonly feeCap: bigint; readonly tip: bigint } {
+  if (request.gasPrice !== undefined) return { feeCap: request.gasPrice, tip: request.gasPrice };
+  return { feeCap: request.maxFeePerGas ?? 0n, tip: request.maxPriorityFeePerGas ?? 0n };
+}
+
+/** Whether the request names any fee: without one, the call runs with a zero base fee, as geth does. */
+export function paysFees(request: CallRequest): boolean {
+  const { feeCap, tip } = pricesOf(request);
+  return feeCap !== 0n || tip !== 0n;
+}
+
+function typeOf(request: CallRequest): TransactionType {
+  if (request.type !== undefined) return Number(request.type) as TransactionType;
+  if (request.authorizationList !== undefined) return TransactionType.EOACodeEIP7702;
+  if (request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined) {
+    return TransactionType.FeeMarketEIP1559;
+  }
+  if (request.accessList !== undefined) return TransactionType.AccessListEIP2930;
+  return TransactionType.Legacy;
+}
+
+/**
+ * An unsigned transaction for the VM to run as `request` describes, sent by `from` (the zero
+ * address by default). The VM asks a transaction for its sender; an unsigned one has none, so it
+ * is given one.
+ */
+export function callTransaction(request: CallRequest, gasLimit: bigint, common: Common): TypedTransaction {
+  const type = typeOf(request);
+  const { feeCap, tip } = pricesOf(request);
+  const txData: TypedTxData = {
+    type,
+    nonce: 0n,
+    gasLimit,
+    value: request.value ?? 0n,
+    data: request.input ?? new Uint8Array(0),
+    ...(request.to === undefined ? {} : { to: request.to }),
+    ...(type === TransactionType.Legacy || type === TransactionType.AccessListEIP2930
+      ? { gasPrice: feeCap }
+      : { maxFeePerGas: feeCap, maxPriorityFeePerGas: tip }),
+    ...(type === TransactionType.Legacy ? {} : { accessList: (request.accessList ?? []).map((entry) => ({
+      address: entry.address,
+      storageKeys: [...entry.storageKeys],
+    })) }),
+    ...(type === TransactionType.EOACodeEIP7702
+      ? {
+          authorizationList: (request.authorizationList ?? []).map((entry) => ({
+            chainId: hex(entry.chainId),
+            address: entry.address,
+            nonce: hex(entry.nonce),
+            yParity: hex(entry.yParity),
+            r: hex(entry.r),
+            s: hex(entry.s),
+          })),
+        }
+      : {}),
+  } as TypedTxData;
+  const tx = createTx(txData, { common, freeze: false });
+  const sender = new Address(hexToBytes(request.from ?? ZERO_ADDRESS));
+  tx.getSenderAddress = () => sender;
+  return tx;
+}
+
+/** The sender a call runs as, lower-case. */
+export function senderOf(request: CallRequest): PrefixedHexString {
+  return request.from ?? ZERO_ADDRESS;
+}

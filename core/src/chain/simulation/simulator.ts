@@ -1,0 +1,321 @@
+import { createBlock, type Block } from '@ethereumjs/block';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import { Account, Address, hexToBytes, setLengthLeft, type PrefixedHexString } from '@ethereumjs/util';
+import { runTx, type RunTxResult } from '@ethereumjs/vm';
+import { callTransaction, paysFees, pricesOf, senderOf } from './call-transaction.js';
+import { revertError } from './call-errors.js';
+import { SimulationTimeout, SimulationVm } from './simulation-vm.js';
+import type { Chain } from '../chain.js';
+import { ChainParams } from '../chain-params.js';
+import type { BlockRecord } from '../records.js';
+import type { AccessListEntry, BlockOverrides, CallRequest, StateOverrides } from '../../rpc/call-codecs.js';
+import type { BlockRef } from '../../rpc/block-codecs.js';
+import { InvalidInputError } from '../../errors/rpc-error.js';
+
+const TX_GAS = 21_000n;
+const CALL_STIPEND = 2_300n;
+/** geth stops the estimate's search once the bounds are this close (1.5%). */
+const ESTIMATE_ERROR_RATIO = 0.015;
+
+export interface SimulatorSettings {
+  /** `[evm] simulation_gas_limit`: the most gas a simulated call may use. */
+  readonly gasCap: bigint;
+  /** `[evm] simulation_evm_timeout`, in ms. */
+  readonly evmTimeoutMs: number;
+}
+
+/** What one simulated transaction did. */
+interface RunOutcome {
+  readonly result: RunTxResult;
+  /** The VM error, '' on success. */
+  readonly error: string;
+}
+
+/** `eth_createAccessList`'s result. */
+export interface AccessListResult {
+  readonly accessList: AccessListEntry[];
+  readonly gasUsed: bigint;
+  /** The VM error of the final run, when it failed. */
+  readonly error?: string;
+}
+
+/** A run of simulated transactions on one block's state, with overrides applied. */
+interface Session {
+  readonly simulation: SimulationVm;
+  readonly block: Block;
+  run(request: CallRequest, gasLimit: bigint, keepState?: boolean, accessList?: boolean): Promise<RunOutcome>;
+}
+
+function vmErrorOf(result: RunTxResult): string {
+  return result.execResult.exceptionError?.error ?? '';
+}
+
+/**
+ * Simulates calls on the state after any block, as geth's `eth_call`, `eth_estimateGas` and
+ * `eth_createAccessList` do: no signature or nonce checks, a gas cap, a time limit, and nothing
+ * kept. Each call runs on a VM of its own from a small pool.
+ */
+export class Simulator {
+  readonly #idle: SimulationVm[] = [];
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly settings: SimulatorSettings,
+  ) {}
+
+  /** `eth_call`: the return data; a revert or VM error is thrown as geth reports it. */
+  async call(
+    request: CallRequest,
+    ref: BlockRef,
+    overrides?: StateOverrides,
+    blockOverrides?: BlockOverrides,
+  ): Promise<Uint8Array> {
+    return this.#session(ref, overrides, blockOverrides, request, async (session) => {
+      const { result, error } = await session.run(request, this.#callGas(request));
+      if (error === 'revert') throw revertError(result.execResult.returnValue);
+      if (error !== '') throw new InvalidInputError(error);
+      return result.execResult.returnValue;
+    });
+  }
+
+  /**
+   * `eth_estimateGas` (and, with `precedingCalls`, `eth_estimateGasAfterCalls`): the least gas,
+   * within geth's 1.5%, with which the call succeeds, found by binary search below the cap.
+   */
+  async estimateGas(
+    request: CallRequest,
+    ref: BlockRef,
+    overrides?: StateOverrides,
+    precedingCalls: readonly CallRequest[] = [],
+  ): Promise<bigint> {
+    return this.#session(ref, overrides, undefined, request, async (session) => {
+      for (const preceding of precedingCalls) await session.run(preceding, this.#callGas(preceding), true);
+      return this.#estimate(session, request);
+    });
+  }
+
+  /**
+   * `eth_createAccessList`: runs the call with the list it produced until the list stops
+   * changing, as geth does. A VM error is part of the result, not an error.
+   */
+  async createAccessList(request: CallRequest, ref: BlockRef): Promise<AccessListResult> {
+    return this.#session(ref, undefined, undefined, request, async (session) => {
+      const excluded = this.#accessListExclusions(session, request);
+      let list: AccessListEntry[] = [...(request.accessList ?? [])];
+      for (;;) {
+        const { result, error } = await session.run({ ...request, accessList: list }, this.#callGas(request), false, true);
+        const next = (result.accessList ?? [])
+          .filter((entry) => !excluded.has(entry.address.toLowerCase()))
+          .map((entry) => ({ address: entry.address.toLowerCase() as PrefixedHexString, storageKeys: entry.storageKeys as PrefixedHexString[] }));
+        if (JSON.stringify(next) === JSON.stringify(list)) {
+          return { accessList: next, gasUsed: result.totalGasSpent, ...(error === '' ? {} : { error }) };
+        }
+        list = next;
+      }
+    });
+  }
+
+  #callGas(request: CallRequest): bigint {
+    const gas = request.gas ?? this.settings.gasCap;
+    return gas < this.settings.gasCap ? gas : this.settings.gasCap;
+  }
+
+  async #estimate(session: Session, request: CallRequest): Promise<bigint> {
+    let hi = request.gas !== undefined && request.gas >= TX_GAS ? request.gas : BigInt(session.block.header.gasLimit);
+    const { feeCap } = pricesOf(request);
+    if (feeCap !== 0n) {
+      const account = await session.simulation.state.getAccount(new Address(hexToBytes(senderOf(request))));
+      const balance = account?.balance ?? 0n;
+      const value = request.value ?? 0n;
+      if (value > balance) throw new InvalidInputError('insufficient funds for transfer');
+      const allowance = (balance - value) / feeCap;
+      if (hi > allowance) hi = allowance;
+    }
+    if (hi > this.settings.gasCap) hi = this.settings.gasCap;
+    const cap = hi;
+
+    const first = await session.run(request, hi);
+    if (first.error !== '') {
+      if (first.error === 'revert') throw revertError(first.result.execResult.returnValue);
+      if (first.error === 'out of gas' || first.error === 'intrinsic gas too low') {
+        throw new InvalidInputError(`gas required exceeds allowance (${cap})`);
+      }
+      throw new InvalidInputError(first.error);
+    }
+    const used = first.result.totalGasSpent;
+    let lo = used - 1n;
+    const optimistic = ((used + first.result.gasRefund + CALL_STIPEND) * 64n) / 63n;
+    if (optimistic < hi) {
+      if ((await session.run(request, optimistic)).error === '') hi = optimistic;
+      else lo = optimistic;
+    }
+    while (lo + 1n < hi) {
+      if (Number(hi - lo) / Number(hi) < ESTIMATE_ERROR_RATIO) break;
+      let mid = (hi + lo) / 2n;
+      if (mid > lo * 2n) mid = lo * 2n;
+      if ((await session.run(request, mid)).error === '') hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  }
+
+  /** geth leaves the sender, the recipient (or created contract) and precompiles out of access lists. */
+  #accessListExclusions(session: Session, request: CallRequest): Set<string> {
+    const excluded = new Set<string>([senderOf(request)]);
+    if (request.to !== undefined) excluded.add(request.to);
+    for (const precompile of session.simulation.vm.evm.precompiles.keys()) excluded.add(`0x${precompile}`);
+    return excluded;
+  }
+
+  /**
+   * Runs `work` on a VM at the state after `ref`'s block, with `overrides` applied, and reverts
+   * everything afterwards. A VM whose run threw is not reused: its state may be mid-checkpoint.
+   */
+  async #session<T>(
+    ref: BlockRef,
+    overrides: StateOverrides | undefined,
+    blockOverrides: BlockOverrides | undefined,
+    request: CallRequest,
+    work: (session: Session) => Promise<T>,
+  ): Promise<T> {
+    const parent = await this.chain.stateBlockAt(await this.chain.resolveHeight(ref));
+    const simulation = this.#idle.pop() ?? (await SimulationVm.create(this.chain));
+    let reusable = true;
+    simulation.deadline = performance.now() + this.settings.evmTimeoutMs;
+    try {
+      await simulation.moveTo(parent.stateRoot);
+      await simulation.state.checkpoint();
+      try {
+        if (overrides !== undefined) await applyStateOverrides(simulation.state, overrides);
+        const block = this.#simulationBlock(parent, blockOverrides, paysFees(request));
+        const session: Session = {
+          simulation,
+          block,
+          run: (call, gasLimit, keepState, accessList) =>
+            this.#run(simulation, block, call, gasLimit, keepState === true, accessList === true),
+        };
+        return await work(session);
+      } finally {
+        await simulation.state.revert();
+      }
+    } catch (error) {
+      reusable = !(error instanceof SimulationTimeout) && !isVmFault(error);
+      if (error instanceof SimulationTimeout) {
+        throw new InvalidInputError(`execution aborted (timeout = ${this.settings.evmTimeoutMs / 1000}s)`);
+      }
+      throw error;
+    } finally {
+      if (reusable) this.#idle.push(simulation);
+    }
+  }
+
+  async #run(
+    simulation: SimulationVm,
+    block: Block,
+    request: CallRequest,
+    gasLimit: bigint,
+    keepState: boolean,
+    reportAccessList: boolean,
+  ): Promise<RunOutcome> {
+    const tx = callTransaction(request, gasLimit, this.chain.common);
+    const intrinsic = tx.getIntrinsicGas();
+    if (gasLimit < intrinsic) {
+      return { result: failedRun(gasLimit), error: 'intrinsic gas too low' };
+    }
+    await this.#checkFunds(simulation.state, request, gasLimit, block);
+    if (!keepState) await simulation.state.checkpoint();
+    try {
+      const result = await runTx(simulation.vm, {
+        tx,
+        block,
+        skipNonce: true,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+        reportAccessList,
+      });
+      return { result, error: vmErrorOf(result) };
+    } catch (error) {
+      if (error instanceof SimulationTimeout) throw error;
+      throw new VmFault(error);
+    } finally {
+      if (!keepState) await simulation.state.revert();
+    }
+  }
+
+  /** geth's pre-execution checks, with geth's words: the fee cap against the base fee, then the funds. */
+  async #checkFunds(state: MerkleStateManager, request: CallRequest, gasLimit: bigint, block: Block): Promise<void> {
+    const { feeCap, tip } = pricesOf(request);
+    const sender = senderOf(request);
+    if (tip > feeCap && request.gasPrice === undefined) {
+      throw new InvalidInputError(
+        `max priority fee per gas higher than max fee per gas: address ${sender}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`,
+      );
+    }
+    const baseFee = block.header.baseFeePerGas ?? 0n;
+    if (feeCap < baseFee) {
+      throw new InvalidInputError(
+        `max fee per gas less than block base fee: address ${sender}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`,
+      );
+    }
+    const balance = (await state.getAccount(new Address(hexToBytes(sender))))?.balance ?? 0n;
+    const cost = gasLimit * feeCap + (request.value ?? 0n);
+    if (balance < cost) {
+      throw new InvalidInputError(
+        `insufficient funds for gas * price + value: address ${sender} have ${balance} want ${cost}`,
+      );
+    }
+  }
+
+  /** The block a call runs in: the state's own block (geth), with the overrides; a free call sees base fee 0. */
+  #simulationBlock(parent: BlockRecord, overrides: BlockOverrides | undefined, withFees: boolean): Block {
+    return createBlock(
+      {
+        header: {
+          number: overrides?.number ?? BigInt(parent.height),
+          timestamp: overrides?.time ?? BigInt(parent.timestamp),
+          gasLimit: overrides?.gasLimit ?? BigInt(parent.gasLimit),
+          baseFeePerGas: withFees ? (overrides?.baseFee ?? BigInt(parent.baseFeePerGas)) : 0n,
+          coinbase: overrides?.coinbase ?? ChainParams.feeCollector,
+          mixHash: overrides?.prevRandao ?? parent.prevRandao,
+        },
+      },
+      { common: this.chain.common, skipConsensusFormatValidation: true },
+    );
+  }
+}
+
+/** A failure inside the VM's own checks: reported with its message, and the VM is not reused. */
+class VmFault extends InvalidInputError {
+  constructor(cause: unknown) {
+    // ethereumjs appends block and transaction details in parentheses; the reason comes first.
+    super(String(cause instanceof Error ? cause.message : cause).split(' (block')[0]!.split(' (tx')[0]!);
+  }
+}
+
+function isVmFault(error: unknown): boolean {
+  return error instanceof VmFault;
+}
+
+/** A run that did not start: what the estimate's search counts as a failure at too little gas. */
+function failedRun(gasLimit: bigint): RunTxResult {
+  return { totalGasSpent: gasLimit, gasRefund: 0n, execResult: { returnValue: new Uint8Array(0) } } as RunTxResult;
+}
+
+/** Applies geth's state overrides: balance, nonce and code replaced; `state` replaces storage, `stateDiff` patches it. */
+async function applyStateOverrides(state: MerkleStateManager, overrides: StateOverrides): Promise<void> {
+  for (const [address, override] of overrides) {
+    if (override.state !== undefined && override.stateDiff !== undefined) {
+      throw new InvalidInputError(`account ${address} has both 'state' and 'stateDiff'`);
+    }
+    const at = new Address(hexToBytes(address));
+    const account = (await state.getAccount(at)) ?? new Account();
+    if (override.nonce !== undefined) account.nonce = override.nonce;
+    if (override.balance !== undefined) account.balance = override.balance;
+    await state.putAccount(at, account);
+    if (override.code !== undefined) await state.putCode(at, override.code);
+    if (override.state !== undefined) await state.clearStorage(at);
+    for (const [slot, value] of override.state ?? override.stateDiff ?? []) {
+      await state.putStorage(at, hexToBytes(slot), setLengthLeft(hexToBytes(value), 32));
+    }
+  }
+}
