@@ -18,7 +18,7 @@ export type { DecodedParams, MethodDefinition, Transport } from './rpc/define-me
 export { defineConnectionState } from './rpc/request-context.js';
 export type { Connection, ConnectionStateKey, RequestContext } from './rpc/request-context.js';
 export type { RequestHook } from './rpc/request-hooks.js';
-export { codec, CodecError, isCodecError } from './rpc/codec.js';
+export { codec, CodecError, isCodecError, jsonKind } from './rpc/codec.js';
 export type { ParamCodec, RequiredCodec } from './rpc/codec.js';
 export { address, data, hash, quantity, uint64 } from './rpc/hex-codecs.js';
 export { blockNumberOrTag, blockRef, blockRefOf } from './rpc/block-codecs.js';
@@ -57,6 +57,10 @@ export type { StorageProof, StorageProofOp } from './chain/state/state-proofs.js
 export { ChainParams } from './chain/chain-params.js';
 export type { AccessListResult, Simulator } from './chain/simulation/simulator.js';
 export { revertReason } from './chain/simulation/call-errors.js';
+export { isCongested, rewardPercentiles, suggestedGasPrice, suggestedTip } from './chain/fee-suggestions.js';
+export type { ChainViews } from './views/chain-views.js';
+export { formatTransaction } from './views/transaction-json.js';
+export type { TransactionPlace } from './views/transaction-json.js';
 export type { KeyRing } from './keys/key-ring.js';
 
 export { Database, SCHEMA_VERSION } from './storage/database.js';

@@ -23,3 +23,12 @@ export { readGenesisFile } from './chain/genesis.js';
 export { wrapEvmTransaction } from './chain/native-tx.js';
 export { ChainStore } from './chain/chain-store.js';
 export { TrieNodeStore } from './chain/state/trie-node-store.js';
+export {
+  castEvmAddress,
+  castNativeAddress,
+  decodeNativeAddress,
+  encodeNativeAddress,
+  evmAddressOfKey,
+  nativeAddressOfKey,
+  NativeAddressError,
+} from './chain/native/addresses.js';

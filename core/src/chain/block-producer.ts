@@ -8,9 +8,10 @@ import type { Chain } from './chain.js';
 import { ChainParams } from './chain-params.js';
 import { createChainVM } from './evm/chain-vm.js';
 import { dataHashOf, type ConsensusHeader } from './consensus-header.js';
+import { associateSendersBeforeExecution } from './native/association.js';
 import { nativeTxHash, wrapEvmTransaction } from './native-tx.js';
 import { effectiveTip, type PooledTransaction } from './pool/pooled-transaction.js';
-import { blockRecordOf, type CommittedBlock, type ReceiptRecord } from './records.js';
+import { blockRecordOf, blockSizeOf, receiptsRootOf, type CommittedBlock, type ReceiptRecord } from './records.js';
 import { HEAD_STATE_CACHES, stateManagerAt } from './state/world-state.js';
 import { uint64BE } from '../storage/buckets.js';
 
@@ -90,6 +91,7 @@ export class BlockProducer {
   static async create(chain: Chain, settings: ProducerSettings, logger: Logger): Promise<BlockProducer> {
     const live = stateManagerAt(chain.nodes, chain.common, hexToBytes(chain.head().stateRoot), HEAD_STATE_CACHES);
     const vm = await createChainVM({ common: chain.common, store: chain.store, stateManager: live });
+    associateSendersBeforeExecution(vm);
     return new BlockProducer(chain, vm, live, settings, logger);
   }
 
@@ -181,6 +183,8 @@ export class BlockProducer {
           prevRandao: bytesToHex(prevRandao),
           stateRoot: bytesToHex(stateRoot),
           logsBloom: bytesToHex(execution.bloom.bitvector),
+          receiptsRoot: receiptsRootOf(executed.map(({ receipt }) => receipt)),
+          size: blockSizeOf(executed.map(({ raw }) => raw)),
           transactions: executed.map(({ receipt }) => receipt.transactionHash),
           // Sorted by tip: the input of fee-history reward percentiles.
           tips: [...executed]

@@ -9,8 +9,10 @@ import { ChainStore } from './chain-store.js';
 import { dataHashOf, type ConsensusHeader } from './consensus-header.js';
 import { evmCommon } from './evm/evm-common.js';
 import type { Genesis } from './genesis.js';
+import { decodeNativeAddress, encodeNativeAddress, NativeAddressError } from './native/addresses.js';
+import { associatedEvmAddress, associatedNativeAddress } from './native/association.js';
 import { TxPool } from './pool/tx-pool.js';
-import { blockRecordOf, type BlockRecord, type CommittedBlock } from './records.js';
+import { blockRecordOf, blockSizeOf, receiptsRootOf, type BlockRecord, type CommittedBlock } from './records.js';
 import { applyGenesisState, HEAD_STATE_CACHES, stateManagerAt } from './state/world-state.js';
 import { StatePruner } from './state/state-pruner.js';
 import { storageProofs, type StorageProof } from './state/state-proofs.js';
@@ -124,6 +126,8 @@ export class Chain {
       prevRandao: ZERO_HASH,
       stateRoot: bytesToHex(stateRoot),
       logsBloom: `0x${'00'.repeat(256)}`,
+      receiptsRoot: receiptsRootOf([]),
+      size: blockSizeOf([]),
       transactions: [],
       tips: [],
     });
@@ -237,6 +241,28 @@ export class Chain {
         ? stateManagerAt(this.nodes, this.common, hexToBytes(this.#head.stateRoot))
         : await this.stateAt(height);
     return storageProofs(state, address, slots);
+  }
+
+  /** The bech32 native address associated with `evmAddress` after block `height`; undefined when it is not associated. */
+  async nativeAddressOf(evmAddress: PrefixedHexString, height: number): Promise<string | undefined> {
+    const native = await associatedNativeAddress(await this.stateAt(height), hexToBytes(evmAddress));
+    return native === undefined ? undefined : encodeNativeAddress(native);
+  }
+
+  /**
+   * The EVM address associated with the bech32 `nativeAddress` after block `height`; undefined
+   * when it is not associated, an {@link InvalidInputError} when it is not a native address.
+   */
+  async evmAddressOf(nativeAddress: string, height: number): Promise<PrefixedHexString | undefined> {
+    let native: Uint8Array;
+    try {
+      native = decodeNativeAddress(nativeAddress);
+    } catch (error) {
+      if (error instanceof NativeAddressError) throw new InvalidInputError(error.message);
+      throw error;
+    }
+    const evm = await associatedEvmAddress(await this.stateAt(height), native);
+    return evm === undefined ? undefined : bytesToHex(evm);
   }
 
   static async #readAccount(state: MerkleStateManager, address: PrefixedHexString): Promise<AccountState> {

@@ -1,4 +1,5 @@
-import type { PrefixedHexString } from '@ethereumjs/util';
+import { bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft, type PrefixedHexString } from '@ethereumjs/util';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { consensusHeaderHash, type ConsensusHeader } from './consensus-header.js';
 
 /** A committed block as stored: its consensus header and the EVM-facing fields, hex-encoded. */
@@ -23,6 +24,13 @@ export interface BlockRecord {
   /** The state root after this block's transactions. */
   readonly stateRoot: PrefixedHexString;
   readonly logsBloom: PrefixedHexString;
+  /**
+   * The block's results commitment: SHA-256 over each receipt's status, gas used and bloom, in
+   * order (the role Tendermint's results hash plays; there is no receipt trie).
+   */
+  readonly receiptsRoot: PrefixedHexString;
+  /** Bytes of the block's raw transactions plus its header's. */
+  readonly size: number;
   /** EVM transaction hashes, in block order. */
   readonly transactions: readonly PrefixedHexString[];
   /** (gas used, effective priority fee) of each transaction, sorted by fee: the input of fee-history percentiles. */
@@ -86,6 +94,8 @@ export interface BlockEvmFields {
   readonly prevRandao: PrefixedHexString;
   readonly stateRoot: PrefixedHexString;
   readonly logsBloom: PrefixedHexString;
+  readonly receiptsRoot: PrefixedHexString;
+  readonly size: number;
   readonly transactions: readonly PrefixedHexString[];
   readonly tips: BlockRecord['tips'];
 }
@@ -112,7 +122,28 @@ export function blockRecordOf(header: ConsensusHeader, evm: BlockEvmFields): Blo
     prevRandao: evm.prevRandao,
     stateRoot: evm.stateRoot,
     logsBloom: evm.logsBloom,
+    receiptsRoot: evm.receiptsRoot,
+    size: evm.size,
     transactions: evm.transactions,
     tips: evm.tips,
   };
+}
+
+/** Bytes a header takes beside the transactions in a block's `size`: a Prague header's RLP size. */
+const HEADER_SIZE = 620;
+
+/** A block's `size`: its raw transactions' bytes plus the header's. */
+export function blockSizeOf(rawTransactions: readonly Uint8Array[]): number {
+  return rawTransactions.reduce((total, raw) => total + raw.length, HEADER_SIZE);
+}
+
+/** The results commitment of {@link BlockRecord.receiptsRoot}. */
+export function receiptsRootOf(receipts: readonly ReceiptRecord[]): PrefixedHexString {
+  const hash = sha256.create();
+  for (const receipt of receipts) {
+    hash.update(Uint8Array.of(receipt.status));
+    hash.update(setLengthLeft(bigIntToBytes(BigInt(receipt.gasUsed)), 8));
+    hash.update(hexToBytes(receipt.logsBloom));
+  }
+  return bytesToHex(hash.digest());
 }

@@ -4,6 +4,7 @@ import type { ChainInfo } from './chain-info.js';
 import type { Chain } from '../chain/chain.js';
 import type { Simulator } from '../chain/simulation/simulator.js';
 import type { KeyRing } from '../keys/key-ring.js';
+import type { ChainViews } from '../views/chain-views.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import type { Database } from '../storage/database.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -17,6 +18,8 @@ export const CoreTokens = {
   ChainInfo: defineToken<ChainInfo>('ChainInfo'),
   /** The chain: head, blocks, receipts, state at any height, the pool and the block event bus. */
   Chain: defineToken<Chain>('Chain'),
+  /** Blocks, transactions and receipts in their JSON-RPC shapes. */
+  ChainViews: defineToken<ChainViews>('ChainViews'),
   /** Simulated calls on any block's state: `eth_call`, gas estimates, access lists. */
   Simulator: defineToken<Simulator>('Simulator'),
   /** The keys the node signs with: empty unless a plugin (`hosted-keys`) adds some. */

@@ -11,6 +11,7 @@ import { Chain } from '../chain/chain.js';
 import { loadGenesis } from '../chain/genesis-source.js';
 import { Simulator } from '../chain/simulation/simulator.js';
 import { KeyRing } from '../keys/key-ring.js';
+import { ChainViews } from '../views/chain-views.js';
 import { createNodeContainer } from '../di/container.js';
 import { createLogger } from '../logging/logger.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -117,6 +118,7 @@ export class EvmNode {
       }),
     });
     container.register(CoreTokens.KeyRing, { useValue: new KeyRing() });
+    container.register(CoreTokens.ChainViews, { useValue: new ChainViews(chain) });
     const registry = container.resolve<MethodRegistry>(InternalTokens.MethodRegistry);
     const hooks = container.resolve<RequestHooks>(CoreTokens.RequestHooks);
     if (metrics !== null) hooks.add(rpcMetricsHook(metrics, registry));

@@ -1,13 +1,27 @@
+import { availableParallelism } from 'node:os';
 import type { PluginSetup } from '@evmnode/core';
 import type { Deps } from './deps.js';
-import { chainIdMethods } from './methods/chain-id.js';
-import { chainReadMethods } from './methods/chain-reads.js';
-import { clientVersion } from './methods/client-version.js';
+import { accountMethods } from './methods/accounts.js';
+import { blockMethods } from './methods/blocks.js';
+import { chainInfoMethods } from './methods/chain-info.js';
+import { feeHistoryMethod } from './methods/fee-history.js';
 import { proofMethod } from './methods/proof.js';
+import { simulationMethods } from './methods/simulation.js';
+import { transactionMethods } from './methods/transactions.js';
+import { unsupportedMethods } from './methods/unsupported.js';
 
 const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
-  rpc.register([...chainIdMethods(deps.info), clientVersion, ...chainReadMethods(deps.chain)]);
-  rpc.register([proofMethod(deps.chain, deps.config.evm.max_proof_keys)]);
+  const { chain, views, config } = deps;
+  rpc.register([
+    ...chainInfoMethods(deps.info, chain),
+    feeHistoryMethod(chain, config.evm.max_blocks_for_log),
+    ...blockMethods(views),
+    ...transactionMethods(chain, views),
+    ...accountMethods(chain),
+    proofMethod(chain, config.evm.max_proof_keys),
+    ...simulationMethods(deps.simulator, config.evm.max_concurrent_simulation_calls || availableParallelism()),
+    ...unsupportedMethods(),
+  ]);
 };
 
 export default setup;

@@ -4,6 +4,7 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { blockHashes } from './block-hashes.js';
 import type { ChainStore } from '../chain-store.js';
+import { CurrentMessage } from '../precompiles/current-message.js';
 import { chainPrecompiles } from '../precompiles/index.js';
 
 /** Opcodes added or replaced in one VM (EVMOpts' `customOpcodes`, which the package does not export by name). */
@@ -22,14 +23,17 @@ export interface ChainVmOptions {
  * precompiles. The block producer and the simulator both run on one, so that a call and the
  * transaction it predicts execute alike.
  */
-export function createChainVM(options: ChainVmOptions): Promise<VM> {
-  return createVM({
+export async function createChainVM(options: ChainVmOptions): Promise<VM> {
+  const currentMessage = new CurrentMessage();
+  const vm = await createVM({
     common: options.common,
     stateManager: options.stateManager,
     blockchain: blockHashes(options.store),
     evmOpts: {
-      customPrecompiles: chainPrecompiles({ store: options.store }),
+      customPrecompiles: chainPrecompiles({ store: options.store, currentMessage }),
       ...(options.customOpcodes === undefined ? {} : { customOpcodes: options.customOpcodes }),
     },
   });
+  currentMessage.follow(vm.evm);
+  return vm;
 }

@@ -1,4 +1,6 @@
+import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
+import { paramsTx, type TxOptions } from '@ethereumjs/tx';
 import { bytesToBigInt, bytesToHex, publicToAddress, type PrefixedHexString } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { nativeCrypto } from '../native-crypto.js';
@@ -50,4 +52,17 @@ export function feeFieldsOf(raw: Uint8Array): { sender: PrefixedHexString; tip: 
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Transaction options that decode fast. Every decoded transaction merges the transaction
+ * parameters into its own copy of Common and rebuilds that copy's parameter cache. Merged once
+ * here, and with the merge turned off on this instance (copies inherit it), decoding no longer
+ * rebuilds anything.
+ */
+export function fastDecodeOptions(chainCommon: Common): TxOptions {
+  const common = chainCommon.copy();
+  common.updateParams(paramsTx);
+  common.updateParams = () => undefined;
+  return { common };
 }

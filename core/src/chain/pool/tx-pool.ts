@@ -1,8 +1,8 @@
 import type { Common } from '@ethereumjs/common';
-import { Capability, createTxFromRLP, paramsTx, type TxOptions, type TypedTransaction } from '@ethereumjs/tx';
+import { Capability, createTxFromRLP, type TxOptions, type TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import { effectiveTip, feeCap, tipCap, type PooledTransaction } from './pooled-transaction.js';
-import { claimedChainId, feeFieldsOf } from './raw-transaction.js';
+import { claimedChainId, fastDecodeOptions, feeFieldsOf } from './raw-transaction.js';
 import { Rejections } from './rejections.js';
 import { ChainParams } from '../chain-params.js';
 
@@ -41,13 +41,12 @@ export class TxPool {
     private readonly chain: PoolChainView,
     private readonly limits: PoolLimits,
   ) {
-    // Every decoded transaction merges the transaction parameters into its own copy of Common and
-    // rebuilds that copy's parameter cache. Merged once here, and with the merge turned off on this
-    // instance (copies inherit it), decoding no longer rebuilds anything.
-    const common = chain.common.copy();
-    common.updateParams(paramsTx);
-    common.updateParams = () => undefined;
-    this.#decodeOptions = { common };
+    this.#decodeOptions = fastDecodeOptions(chain.common);
+  }
+
+  /** A pooled transaction by hash. */
+  byHash(hash: PrefixedHexString): PooledTransaction | undefined {
+    return this.#byHash.get(hash);
   }
 
   get size(): number {

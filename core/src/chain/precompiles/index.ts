@@ -1,12 +1,16 @@
 import type { CustomPrecompile } from '@ethereumjs/evm';
+import { addrPrecompile } from './addr.js';
+import type { CurrentMessage } from './current-message.js';
 import type { ChainStore } from '../chain-store.js';
 
 /** What a chain precompile may use beside the EVM it runs in. */
 export interface PrecompileContext {
   readonly store: ChainStore;
+  /** The message that reached the precompile (its static flag and value). */
+  readonly currentMessage: CurrentMessage;
 }
 
 /** The chain's own precompiles (decisions.md D5), at their fixed addresses, for every VM the node runs. */
-export function chainPrecompiles(_context: PrecompileContext): CustomPrecompile[] {
-  return [];
+export function chainPrecompiles(context: PrecompileContext): CustomPrecompile[] {
+  return [addrPrecompile(context.currentMessage)];
 }

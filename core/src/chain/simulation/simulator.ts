@@ -134,6 +134,11 @@ export class Simulator {
     if (hi > this.settings.gasCap) hi = this.settings.gasCap;
     const cap = hi;
 
+    // A plain transfer costs exactly the base transaction gas: tried first, as geth does.
+    if ((request.input === undefined || request.input.length === 0) && request.to !== undefined) {
+      const code = await session.simulation.state.getCode(new Address(hexToBytes(request.to)));
+      if (code.length === 0 && hi >= TX_GAS && (await session.run(request, TX_GAS)).error === '') return TX_GAS;
+    }
     const first = await session.run(request, hi);
     if (first.error !== '') {
       if (first.error === 'revert') throw revertError(first.result.execResult.returnValue);

@@ -1,4 +1,4 @@
-import type { BlockRecord, ReceiptRecord } from '@evmnode/core';
+import type { BlockRecord, ReceiptRecord } from '../chain/records.js';
 
 const hex = (value: number): string => `0x${value.toString(16)}`;
 

@@ -1,0 +1,264 @@
+import type { StateManagerInterface } from '@ethereumjs/common';
+import { EVMError, type CustomPrecompile, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
+import { Address, bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import {
+  decodeAbiParameters,
+  decodeFunctionData,
+  encodeErrorResult,
+  encodeFunctionResult,
+  getAddress,
+  parseAbi,
+  parseAbiParameters,
+  toFunctionSelector,
+  type Hex,
+} from 'viem';
+import type { CurrentMessage } from './current-message.js';
+import { ChainParams } from '../chain-params.js';
+import { decodeNativeAddress, encodeNativeAddress, NativeAddressError } from '../native/addresses.js';
+import {
+  ADDR_PRECOMPILE_ADDRESS,
+  addressPairOf,
+  associatedEvmAddress,
+  associatedNativeAddress,
+  recordAssociation,
+  type AddressPair,
+} from '../native/association.js';
+
+/** The `addr` precompile's interface, with the reference chain's names (decisions.md D5). */
+const addrAbi = parseAbi([
+  'function getSeiAddr(address addr) view returns (string response)',
+  'function getEvmAddr(string addr) view returns (address response)',
+  'function associate(string v, string r, string s, string customMessage) returns (string seiAddr, address evmAddr)',
+  'function associatePubKey(string pubKeyHex) returns (string seiAddr, address evmAddr)',
+]);
+type AddrFunction = (typeof addrAbi)[number]['name'];
+
+const functionBySelector = new Map<Hex, AddrFunction>(addrAbi.map((item) => [toFunctionSelector(item), item.name]));
+
+/**
+ * `associate`'s arguments with the message read as bytes, which are ABI-encoded like a string:
+ * the signature is over the message's exact bytes, which need not be UTF-8.
+ */
+const associateArguments = parseAbiParameters('string v, string r, string s, bytes customMessage');
+
+/** Solidity's `Error(string)`: revert data that clients show as `execution reverted: <reason>`. */
+const solidityError = parseAbi(['error Error(string reason)']);
+
+/**
+ * Gas, as the reference chain charges it: a lookup costs a store read, 1,000 plus 3 per byte of
+ * its arguments; an association a fixed 50,000; a call naming no function 3,000.
+ */
+const Gas = {
+  lookupFlat: 1_000n,
+  lookupPerArgumentByte: 3n,
+  association: 50_000n,
+  unknownFunction: 3_000n,
+} as const;
+
+function gasOf(name: AddrFunction | undefined, data: Uint8Array): bigint {
+  switch (name) {
+    case undefined:
+      return Gas.unknownFunction;
+    case 'getSeiAddr':
+    case 'getEvmAddr':
+      return Gas.lookupFlat + Gas.lookupPerArgumentByte * BigInt(data.length - 4);
+    case 'associate':
+    case 'associatePubKey':
+      return Gas.association;
+  }
+}
+
+/** A call the precompile refuses; the message is the revert reason, in the reference chain's words. */
+class AddrRevert extends Error {}
+
+/** What a call to the precompile runs with. */
+interface AddrCall {
+  readonly state: StateManagerInterface;
+  readonly isStatic: boolean;
+  readonly value: bigint;
+}
+
+/**
+ * The `addr` precompile at 0x…1004: the native address of an EVM address and the reverse, for
+ * associated addresses only, and association by a signature or a public key.
+ */
+export function addrPrecompile(currentMessage: CurrentMessage): CustomPrecompile {
+  return {
+    address: new Address(hexToBytes(ADDR_PRECOMPILE_ADDRESS)),
+    function: (input) => runAddr(input, currentMessage),
+  };
+}
+
+async function runAddr(input: PrecompileInput, currentMessage: CurrentMessage): Promise<ExecResult> {
+  const data = bytesToHex(input.data);
+  const name = input.data.length < 4 ? undefined : functionBySelector.get(data.slice(0, 10) as Hex);
+  const gas = gasOf(name, input.data);
+  if (input.gasLimit < gas) {
+    return {
+      returnValue: new Uint8Array(0),
+      executionGasUsed: input.gasLimit,
+      exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS),
+    };
+  }
+  const message = currentMessage.get();
+  const call: AddrCall = { state: input._EVM.stateManager, isStatic: message.isStatic, value: message.value };
+  try {
+    return { executionGasUsed: gas, returnValue: hexToBytes(await execute(name, data, call)) };
+  } catch (error) {
+    if (!(error instanceof AddrRevert)) throw error;
+    return {
+      executionGasUsed: gas,
+      returnValue: hexToBytes(encodeErrorResult({ abi: solidityError, errorName: 'Error', args: [error.message] })),
+      exceptionError: new EVMError(EVMError.errorMessages.REVERT),
+    };
+  }
+}
+
+async function execute(name: AddrFunction | undefined, data: Hex, call: AddrCall): Promise<Hex> {
+  if (name === undefined) {
+    throw new AddrRevert(
+      data.length < 10 ? 'input too short to extract method ID' : `no method with id: ${data.slice(0, 10)}`,
+    );
+  }
+  const decoded = decodeCalldata(() => decodeFunctionData({ abi: addrAbi, data }));
+  switch (decoded.functionName) {
+    case 'getSeiAddr':
+      return getSeiAddr(call, decoded.args[0]);
+    case 'getEvmAddr':
+      return getEvmAddr(call, decoded.args[0]);
+    case 'associate':
+      return associate(call, data);
+    case 'associatePubKey':
+      return associatePubKey(call, decoded.args[0]);
+  }
+}
+
+function decodeCalldata<T>(decode: () => T): T {
+  try {
+    return decode();
+  } catch {
+    throw new AddrRevert('invalid calldata encoding for addr');
+  }
+}
+
+async function getSeiAddr(call: AddrCall, evmAddress: Hex): Promise<Hex> {
+  requireNoValue(call);
+  const native = await associatedNativeAddress(call.state, hexToBytes(evmAddress));
+  if (native === undefined) throw new AddrRevert(`EVM address ${getAddress(evmAddress)} is not associated`);
+  return encodeFunctionResult({ abi: addrAbi, functionName: 'getSeiAddr', result: encodeNativeAddress(native) });
+}
+
+async function getEvmAddr(call: AddrCall, nativeAddress: string): Promise<Hex> {
+  requireNoValue(call);
+  let native: Uint8Array;
+  try {
+    native = decodeNativeAddress(nativeAddress);
+  } catch (error) {
+    if (error instanceof NativeAddressError) throw new AddrRevert(error.message);
+    throw error;
+  }
+  const evm = await associatedEvmAddress(call.state, native);
+  if (evm === undefined) {
+    throw new AddrRevert(`${ChainParams.bech32Prefix} address ${nativeAddress} is not associated`);
+  }
+  return encodeFunctionResult({ abi: addrAbi, functionName: 'getEvmAddr', result: bytesToHex(evm) });
+}
+
+/** Associates the key that signed keccak256(customMessage); v is the recovery id (0 or 1). */
+async function associate(call: AddrCall, data: Hex): Promise<Hex> {
+  requireNotStatic(call, 'cannot call associate precompile from staticcall');
+  requireNoValue(call);
+  const [v, r, s, customMessage] = decodeAbiParameters(associateArguments, `0x${data.slice(10)}`);
+  const signature = { r: signatureNumber(r), s: signatureNumber(s), v: signatureNumber(v) };
+  const signer = recoverSigner(signature, keccak_256(hexToBytes(customMessage)));
+  return associatePair(call, 'associate', addressPairOf(signer));
+}
+
+/** Associates a public key given as hex without 0x (compressed, or uncompressed). */
+async function associatePubKey(call: AddrCall, pubKeyHex: string): Promise<Hex> {
+  requireNotStatic(call, 'cannot call associate pub key precompile from staticcall');
+  requireNoValue(call);
+  const publicKey = decodeGoHex(pubKeyHex);
+  if (publicKey.length !== 33 && publicKey.length !== 65) {
+    throw new AddrRevert(`malformed public key: invalid length: ${publicKey.length}`);
+  }
+  let pair: AddressPair;
+  try {
+    pair = addressPairOf(publicKey);
+  } catch {
+    throw new AddrRevert('invalid public key: not a point on the secp256k1 curve');
+  }
+  return associatePair(call, 'associatePubKey', pair);
+}
+
+async function associatePair(
+  call: AddrCall,
+  functionName: 'associate' | 'associatePubKey',
+  pair: AddressPair,
+): Promise<Hex> {
+  const seiAddr = encodeNativeAddress(pair.native);
+  const evmAddr = getAddress(bytesToHex(pair.evm));
+  if ((await associatedEvmAddress(call.state, pair.native)) !== undefined) {
+    throw new AddrRevert(`address ${seiAddr} is already associated with evm address ${evmAddr}`);
+  }
+  await recordAssociation(call.state, pair);
+  return encodeFunctionResult({ abi: addrAbi, functionName, result: [seiAddr, evmAddr] });
+}
+
+function requireNotStatic(call: AddrCall, reason: string): void {
+  if (call.isStatic) throw new AddrRevert(reason);
+}
+
+function requireNoValue(call: AddrCall): void {
+  if (call.value !== 0n) throw new AddrRevert('sending funds to a non-payable function');
+}
+
+const SECP256K1_ORDER = secp256k1.Point.Fn.ORDER;
+
+/**
+ * The uncompressed public key that signed `messageHash`. As for transactions since Homestead, s
+ * must be in the lower half of the curve order.
+ */
+function recoverSigner(signature: { r: bigint; s: bigint; v: bigint }, messageHash: Uint8Array): Uint8Array {
+  const { r, s, v } = signature;
+  if ((v !== 0n && v !== 1n) || r < 1n || r >= SECP256K1_ORDER || s < 1n || s > SECP256K1_ORDER / 2n) {
+    throw new AddrRevert('invalid transaction v, r, s values');
+  }
+  try {
+    return new secp256k1.Signature(r, s, Number(v)).recoverPublicKey(messageHash).toBytes(false);
+  } catch {
+    throw new AddrRevert('recovery failed');
+  }
+}
+
+/** A signature number given as hex: an optional 0x prefix; an odd number of digits reads as with a leading 0. */
+function signatureNumber(text: string): bigint {
+  const digits = text.startsWith('0x') ? text.slice(2) : text;
+  return bytesToBigInt(decodeGoHex(digits.length % 2 === 1 ? `0${digits}` : digits));
+}
+
+/**
+ * Hex digits to bytes with the rules and messages of Go's `encoding/hex`, which the reference
+ * chain uses for these arguments: no prefix, an even number of digits, and the first byte that is
+ * not a digit named in the revert reason.
+ */
+function decodeGoHex(text: string): Uint8Array {
+  const bytes = new TextEncoder().encode(text);
+  const invalid = bytes.find((byte) => !isHexDigit(byte));
+  if (invalid !== undefined) throw new AddrRevert(`encoding/hex: invalid byte: ${goRuneName(invalid)}`);
+  if (bytes.length % 2 === 1) throw new AddrRevert('encoding/hex: odd length hex string');
+  return hexToBytes(`0x${text}`);
+}
+
+function isHexDigit(byte: number): boolean {
+  return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66);
+}
+
+/** Go's `%#U` of a byte: `U+0078 'x'`, the quoted character only when it is printable. */
+function goRuneName(byte: number): string {
+  const code = `U+${byte.toString(16).toUpperCase().padStart(4, '0')}`;
+  const printable = (byte >= 0x20 && byte <= 0x7e) || (byte >= 0xa1 && byte !== 0xad);
+  return printable ? `${code} '${String.fromCharCode(byte)}'` : code;
+}

@@ -1,0 +1,119 @@
+import { createTxFromRLP, type TxOptions } from '@ethereumjs/tx';
+import type { PrefixedHexString } from '@ethereumjs/util';
+import { formatBlock } from './block-json.js';
+import { formatReceipt } from './receipt-json.js';
+import { formatTransaction } from './transaction-json.js';
+import type { Chain } from '../chain/chain.js';
+import type { TxLocation } from '../chain/chain-store.js';
+import { fastDecodeOptions } from '../chain/pool/raw-transaction.js';
+import type { BlockRecord } from '../chain/records.js';
+import type { BlockRef } from '../rpc/block-codecs.js';
+import { InvalidInputError } from '../errors/rpc-error.js';
+
+type Json = Record<string, unknown>;
+
+/** Indexes above this are out of range whatever the block (geth decodes them as uint). */
+const MAX_TRANSACTION_INDEX = 0xffff_ffffn;
+
+/**
+ * Blocks, transactions and receipts as JSON-RPC serves them, read from the chain store: the
+ * shared reading side of the `eth_` methods (and of the legacy namespaces that add synthetic
+ * entries to the same shapes).
+ */
+export class ChainViews {
+  readonly #decodeOptions: TxOptions;
+
+  constructor(private readonly chain: Chain) {
+    this.#decodeOptions = fastDecodeOptions(chain.common);
+  }
+
+  /**
+   * The height a block parameter names, or undefined for a block that does not exist (a future
+   * number, an unknown or zero hash): those read as null, never as an error (§2.12).
+   */
+  async heightOf(ref: BlockRef): Promise<number | undefined> {
+    switch (ref.kind) {
+      case 'tag':
+        return ref.tag === 'earliest' ? 0 : this.chain.head().height;
+      case 'number':
+        return ref.number > BigInt(this.chain.head().height) ? undefined : Number(ref.number);
+      case 'hash':
+        return this.chain.store.heightOf(ref.hash);
+    }
+  }
+
+  async block(ref: BlockRef, fullTransactions: boolean): Promise<Json | null> {
+    const record = await this.#blockRecord(ref);
+    if (record === undefined) return null;
+    const transactions = fullTransactions
+      ? await Promise.all(record.transactions.map((_, index) => this.#committedTransaction(record, index)))
+      : record.transactions;
+    return formatBlock(record, transactions as Json[], fullTransactions);
+  }
+
+  async transactionCount(ref: BlockRef): Promise<PrefixedHexString | null> {
+    const record = await this.#blockRecord(ref);
+    return record === undefined ? null : `0x${record.transactions.length.toString(16)}`;
+  }
+
+  /** A committed transaction, else a pool one (null block fields), else null. */
+  async transactionByHash(hash: PrefixedHexString): Promise<Json | null> {
+    const location = await this.chain.store.locationOf(hash);
+    if (location !== undefined) {
+      const block = await this.chain.store.blockAt(location.height);
+      return block === undefined ? null : this.#committedTransaction(block, location.index);
+    }
+    const pooled = this.chain.pool.byHash(hash);
+    if (pooled !== undefined) return formatTransaction(pooled.tx, { hash, from: pooled.sender });
+    if ((await this.chain.store.evmHashOfNative(hexBytes(hash))) !== undefined) {
+      throw new InvalidInputError(`transaction ${hash} is a native transaction, not an EVM transaction`);
+    }
+    return null;
+  }
+
+  async transactionAt(ref: BlockRef, index: bigint): Promise<Json | null> {
+    const block = await this.#blockRecord(ref);
+    if (block === undefined || index > MAX_TRANSACTION_INDEX || index >= BigInt(block.transactions.length)) return null;
+    return this.#committedTransaction(block, Number(index));
+  }
+
+  async receipt(hash: PrefixedHexString): Promise<Json | null> {
+    const location = await this.chain.store.locationOf(hash);
+    if (location === undefined) return null;
+    const [receipt, block] = await Promise.all([this.chain.store.receiptAt(location), this.chain.store.blockAt(location.height)]);
+    return receipt === undefined || block === undefined ? null : formatReceipt(receipt, block);
+  }
+
+  async blockReceipts(ref: BlockRef): Promise<Json[] | null> {
+    const block = await this.#blockRecord(ref);
+    if (block === undefined) return null;
+    const receipts = await Promise.all(
+      block.transactions.map((_, index) => this.chain.store.receiptAt({ height: block.height, index })),
+    );
+    return receipts.map((receipt) => formatReceipt(receipt!, block));
+  }
+
+  async #blockRecord(ref: BlockRef): Promise<BlockRecord | undefined> {
+    const height = await this.heightOf(ref);
+    if (height === undefined) return undefined;
+    return height === this.chain.head().height ? this.chain.head() : this.chain.store.blockAt(height);
+  }
+
+  async #committedTransaction(block: BlockRecord, index: number): Promise<Json> {
+    const location: TxLocation = { height: block.height, index };
+    const [raw, receipt] = await Promise.all([
+      this.chain.store.rawTransactionAt(location),
+      this.chain.store.receiptAt(location),
+    ]);
+    const tx = createTxFromRLP(raw!, this.#decodeOptions);
+    return formatTransaction(
+      tx,
+      { hash: block.transactions[index]!, from: receipt!.from },
+      { blockHash: block.hash, blockNumber: block.height, index, baseFee: BigInt(block.baseFeePerGas) },
+    );
+  }
+}
+
+function hexBytes(hash: PrefixedHexString): Uint8Array {
+  return Buffer.from(hash.slice(2), 'hex');
+}

@@ -1,0 +1,36 @@
+import { bytesToHex } from '@ethereumjs/util';
+import { address, blockRef, defineMethod, storageKey, type Chain } from '@evmnode/core';
+
+const LATEST = { kind: 'tag', tag: 'latest' } as const;
+const quantity = (value: bigint): string => `0x${value.toString(16)}`;
+
+/** §4.3: balance, code and storage at any height, hash or EIP-1898 object; and forge's `eth_getAccountInfo` (D9). */
+export function accountMethods(chain: Chain) {
+  return [
+    defineMethod({
+      name: 'eth_getBalance',
+      params: [address, blockRef.optional(LATEST)],
+      handler: async ([who, block]) => quantity((await chain.accountAt(who, await chain.resolveHeight(block))).balance),
+    }),
+    defineMethod({
+      name: 'eth_getCode',
+      params: [address, blockRef.optional(LATEST)],
+      handler: async ([who, block]) => bytesToHex(await chain.codeAt(who, await chain.resolveHeight(block))),
+    }),
+    defineMethod({
+      name: 'eth_getStorageAt',
+      params: [address, storageKey, blockRef.optional(LATEST)],
+      handler: async ([who, slot, block]) =>
+        bytesToHex(await chain.storageAt(who, slot, await chain.resolveHeight(block))),
+    }),
+    defineMethod({
+      name: 'eth_getAccountInfo',
+      params: [address, blockRef.optional(LATEST)],
+      handler: async ([who, block]) => {
+        const height = await chain.resolveHeight(block);
+        const [account, code] = await Promise.all([chain.accountAt(who, height), chain.codeAt(who, height)]);
+        return { balance: quantity(account.balance), nonce: quantity(account.nonce), code: bytesToHex(code) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,82 @@
+import {
+  arrayOf,
+  blockNumberOrTag,
+  codec,
+  CodecError,
+  defineMethod,
+  InvalidInputError,
+  jsonKind,
+  rewardPercentiles,
+  type BlockRecord,
+  type Chain,
+} from '@evmnode/core';
+
+const MAX_PERCENTILES = 100;
+const quantity = (value: bigint | number): string => `0x${value.toString(16)}`;
+
+/** geth's `math.HexOrDecimal64`: a hex (0x) or decimal count, quoted or not. */
+const hexOrDecimal64 = codec('math.HexOrDecimal64', (value): bigint => {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  if (typeof value !== 'string') throw new CodecError(jsonKind(value), 'math.HexOrDecimal64');
+  const parsed = /^0[xX][0-9a-fA-F]{1,16}$/.test(value) || /^\d{1,20}$/.test(value) ? BigInt(value) : undefined;
+  if (parsed === undefined || parsed > 0xffff_ffff_ffff_ffffn) {
+    throw new CodecError(`invalid hex or decimal integer ${JSON.stringify(value)}`);
+  }
+  return parsed;
+});
+
+/** A JSON number (Go `float64`). */
+const float64 = codec('float64', (value): number => {
+  if (typeof value !== 'number') throw new CodecError(jsonKind(value), 'float64');
+  return value;
+});
+
+function checkPercentiles(percentiles: readonly number[]): void {
+  if (percentiles.length > MAX_PERCENTILES) {
+    throw new InvalidInputError(`rewardPercentiles length must be less than or equal to ${MAX_PERCENTILES}`);
+  }
+  percentiles.forEach((percentile, index) => {
+    if (percentile < 0 || percentile > 100 || (index > 0 && percentile < percentiles[index - 1]!)) {
+      throw new InvalidInputError('invalid reward percentiles: must be ascending and between 0 and 100');
+    }
+  });
+}
+
+/**
+ * `eth_feeHistory` (§2.8): base fees (one more than blocks: the next block's), gas used ratios
+ * with four decimals, and tip percentiles weighted by gas. The count is clamped to
+ * `max_blocks_for_log` and to the chain; a newest block beyond the head reads as the head.
+ */
+export function feeHistoryMethod(chain: Chain, maxBlocks: number) {
+  return defineMethod({
+    name: 'eth_feeHistory',
+    params: [hexOrDecimal64, blockNumberOrTag, arrayOf(float64).optional([])],
+    handler: async ([requested, newest, percentiles]) => {
+      checkPercentiles(percentiles);
+      const head = chain.head().height;
+      if (requested === 0n) return { oldestBlock: '0x0', baseFeePerGas: [], gasUsedRatio: [] };
+      const newestHeight =
+        typeof newest === 'bigint' ? Math.min(Number(newest), head) : newest === 'earliest' ? 0 : head;
+      const count = Math.min(Number(requested > BigInt(maxBlocks) ? BigInt(maxBlocks) : requested), newestHeight + 1);
+      const oldest = newestHeight - count + 1;
+      const blocks = await Promise.all(
+        Array.from({ length: count }, async (_, offset): Promise<BlockRecord> => {
+          const height = oldest + offset;
+          return height === head ? chain.head() : (await chain.store.blockAt(height))!;
+        }),
+      );
+      const nextBaseFee =
+        newestHeight === head ? chain.nextBaseFee() : BigInt((await chain.store.blockAt(newestHeight + 1))!.baseFeePerGas);
+      return {
+        oldestBlock: quantity(oldest),
+        baseFeePerGas: [...blocks.map((block) => block.baseFeePerGas), quantity(nextBaseFee)],
+        gasUsedRatio: blocks.map(
+          (block) => Math.round((Number(BigInt(block.gasUsed)) / Number(BigInt(block.gasLimit))) * 10_000) / 10_000,
+        ),
+        ...(percentiles.length === 0
+          ? {}
+          : { reward: blocks.map((block) => rewardPercentiles(block, percentiles).map(quantity)) }),
+      };
+    },
+  });
+}
