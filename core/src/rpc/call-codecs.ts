@@ -117,7 +117,11 @@ function mapOf<K, V>(goType: string, key: (text: string) => K, value: (item: unk
   });
 }
 
-const storageMap = mapOf('map[common.Hash]common.Hash', (slot) => hash.decode(slot), (item) => hash.decode(item));
+const storageMap = mapOf(
+  'map[common.Hash]common.Hash',
+  (slot) => hash.decode(slot),
+  (item) => hash.decode(item),
+);
 
 const overrideAccount = objectOf('ethapi.OverrideAccount', {
   nonce: uint64.optional(),

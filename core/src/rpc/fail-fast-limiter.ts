@@ -11,7 +11,8 @@ export class FailFastLimiter {
 
   /** Runs `task`, or throws `<method> rejected due to rate limit: server busy` when full. */
   async run<T>(method: string, task: () => Promise<T>): Promise<T> {
-    if (this.#running >= this.capacity) throw new LimitExceededError(`${method} rejected due to rate limit: server busy`);
+    if (this.#running >= this.capacity)
+      throw new LimitExceededError(`${method} rejected due to rate limit: server busy`);
     this.#running++;
     try {
       return await task();

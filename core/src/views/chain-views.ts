@@ -48,7 +48,7 @@ export class ChainViews {
     const transactions = fullTransactions
       ? await Promise.all(record.transactions.map((_, index) => this.#committedTransaction(record, index)))
       : record.transactions;
-    return formatBlock(record, transactions as Json[], fullTransactions);
+    return formatBlock(record, transactions, fullTransactions);
   }
 
   async transactionCount(ref: BlockRef): Promise<PrefixedHexString | null> {
@@ -80,7 +80,10 @@ export class ChainViews {
   async receipt(hash: PrefixedHexString): Promise<Json | null> {
     const location = await this.chain.store.locationOf(hash);
     if (location === undefined) return null;
-    const [receipt, block] = await Promise.all([this.chain.store.receiptAt(location), this.chain.store.blockAt(location.height)]);
+    const [receipt, block] = await Promise.all([
+      this.chain.store.receiptAt(location),
+      this.chain.store.blockAt(location.height),
+    ]);
     return receipt === undefined || block === undefined ? null : formatReceipt(receipt, block);
   }
 

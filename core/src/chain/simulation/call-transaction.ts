@@ -46,10 +46,14 @@ export function callTransaction(request: CallRequest, gasLimit: bigint, common: 
     ...(type === TransactionType.Legacy || type === TransactionType.AccessListEIP2930
       ? { gasPrice: feeCap }
       : { maxFeePerGas: feeCap, maxPriorityFeePerGas: tip }),
-    ...(type === TransactionType.Legacy ? {} : { accessList: (request.accessList ?? []).map((entry) => ({
-      address: entry.address,
-      storageKeys: [...entry.storageKeys],
-    })) }),
+    ...(type === TransactionType.Legacy
+      ? {}
+      : {
+          accessList: (request.accessList ?? []).map((entry) => ({
+            address: entry.address,
+            storageKeys: [...entry.storageKeys],
+          })),
+        }),
     ...(type === TransactionType.EOACodeEIP7702
       ? {
           authorizationList: (request.authorizationList ?? []).map((entry) => ({
@@ -62,7 +66,7 @@ export function callTransaction(request: CallRequest, gasLimit: bigint, common: 
           })),
         }
       : {}),
-  } as TypedTxData;
+  };
   const tx = createTx(txData, { common, freeze: false });
   const sender = new Address(hexToBytes(request.from ?? ZERO_ADDRESS));
   tx.getSenderAddress = () => sender;

@@ -103,10 +103,18 @@ export class Simulator {
       const excluded = this.#accessListExclusions(session, request);
       let list: AccessListEntry[] = [...(request.accessList ?? [])];
       for (;;) {
-        const { result, error } = await session.run({ ...request, accessList: list }, this.#callGas(request), false, true);
+        const { result, error } = await session.run(
+          { ...request, accessList: list },
+          this.#callGas(request),
+          false,
+          true,
+        );
         const next = (result.accessList ?? [])
           .filter((entry) => !excluded.has(entry.address.toLowerCase()))
-          .map((entry) => ({ address: entry.address.toLowerCase() as PrefixedHexString, storageKeys: entry.storageKeys as PrefixedHexString[] }));
+          .map((entry) => ({
+            address: entry.address.toLowerCase() as PrefixedHexString,
+            storageKeys: entry.storageKeys,
+          }));
         if (JSON.stringify(next) === JSON.stringify(list)) {
           return { accessList: next, gasUsed: result.totalGasSpent, ...(error === '' ? {} : { error }) };
         }
@@ -293,7 +301,11 @@ export class Simulator {
 class VmFault extends InvalidInputError {
   constructor(cause: unknown) {
     // ethereumjs appends block and transaction details in parentheses; the reason comes first.
-    super(String(cause instanceof Error ? cause.message : cause).split(' (block')[0]!.split(' (tx')[0]!);
+    super(
+      String(cause instanceof Error ? cause.message : cause)
+        .split(' (block')[0]!
+        .split(' (tx')[0]!,
+    );
   }
 }
 

@@ -66,7 +66,9 @@ export function feeHistoryMethod(chain: Chain, maxBlocks: number) {
         }),
       );
       const nextBaseFee =
-        newestHeight === head ? chain.nextBaseFee() : BigInt((await chain.store.blockAt(newestHeight + 1))!.baseFeePerGas);
+        newestHeight === head
+          ? chain.nextBaseFee()
+          : BigInt((await chain.store.blockAt(newestHeight + 1))!.baseFeePerGas);
       return {
         oldestBlock: quantity(oldest),
         baseFeePerGas: [...blocks.map((block) => block.baseFeePerGas), quantity(nextBaseFee)],

@@ -24,7 +24,11 @@ export function transactionMethods(chain: Chain, views: ChainViews) {
   }
 
   return [
-    defineMethod({ name: 'eth_getTransactionByHash', params: [hash], handler: ([txHash]) => views.transactionByHash(txHash) }),
+    defineMethod({
+      name: 'eth_getTransactionByHash',
+      params: [hash],
+      handler: ([txHash]) => views.transactionByHash(txHash),
+    }),
     defineMethod({ name: 'eth_getTransactionReceipt', params: [hash], handler: ([txHash]) => views.receipt(txHash) }),
     defineMethod({
       name: 'eth_getTransactionByBlockNumberAndIndex',

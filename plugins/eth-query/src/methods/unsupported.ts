@@ -1,6 +1,10 @@
 import { blockRef, boolean, defineMethod, hash, InvalidInputError, type ParamCodec } from '@evmnode/core';
 
-function unsupported(name: string, params: readonly ParamCodec<unknown>[], message = `${name} is not supported on this node`) {
+function unsupported(
+  name: string,
+  params: readonly ParamCodec<unknown>[],
+  message = `${name} is not supported on this node`,
+) {
   return defineMethod({
     name,
     params,
