@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Chain } from './chain.js';
 import { ChainParams } from './chain-params.js';
 import { createChainVM } from './evm/chain-vm.js';
+import { fastBlockOptions } from './evm/evm-common.js';
 import { dataHashOf, type ConsensusHeader } from './consensus-header.js';
 import { associateSendersBeforeExecution } from './native/association.js';
 import { nativeTxHash, wrapEvmTransaction } from './native-tx.js';
@@ -86,6 +87,7 @@ export class BlockProducer {
     private readonly live: MerkleStateManager,
     private readonly settings: ProducerSettings,
     private readonly logger: Logger,
+    private readonly blockOptions = fastBlockOptions(chain.common),
   ) {}
 
   static async create(chain: Chain, settings: ProducerSettings, logger: Logger): Promise<BlockProducer> {
@@ -152,7 +154,7 @@ export class BlockProducer {
           mixHash: prevRandao,
         },
       },
-      { common: this.chain.common, skipConsensusFormatValidation: true },
+      this.blockOptions,
     );
     // Anything failing from execution to the write leaves nothing stored: the state resets below.
     let execution: Execution;

@@ -1,3 +1,4 @@
+import { paramsBlock, type BlockOptions } from '@ethereumjs/block';
 import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
 import { nativeCrypto } from '../native-crypto.js';
 
@@ -7,4 +8,16 @@ export function evmCommon(chainId: bigint): Common {
     hardfork: Hardfork.Prague,
     customCrypto: nativeCrypto,
   });
+}
+
+/**
+ * Block options that build fast: a block header merges the block parameters into its own copy of
+ * Common and rebuilds that copy's parameter cache. Merged once here, with the merge turned off on
+ * this instance (copies inherit it), building a block no longer rebuilds anything.
+ */
+export function fastBlockOptions(chainCommon: Common): BlockOptions {
+  const common = chainCommon.copy();
+  common.updateParams(paramsBlock);
+  common.updateParams = () => undefined;
+  return { common, skipConsensusFormatValidation: true };
 }

@@ -55,12 +55,12 @@ export function feeFieldsOf(raw: Uint8Array): { sender: PrefixedHexString; tip: 
 }
 
 /**
- * Transaction options that decode fast. Every decoded transaction merges the transaction
+ * Transaction options that build and decode fast. Every transaction merges the transaction
  * parameters into its own copy of Common and rebuilds that copy's parameter cache. Merged once
  * here, and with the merge turned off on this instance (copies inherit it), decoding no longer
  * rebuilds anything.
  */
-export function fastDecodeOptions(chainCommon: Common): TxOptions {
+export function fastTxOptions(chainCommon: Common): TxOptions {
   const common = chainCommon.copy();
   common.updateParams(paramsTx);
   common.updateParams = () => undefined;

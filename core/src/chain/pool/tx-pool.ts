@@ -2,7 +2,7 @@ import type { Common } from '@ethereumjs/common';
 import { Capability, createTxFromRLP, type TxOptions, type TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import { effectiveTip, feeCap, tipCap, type PooledTransaction } from './pooled-transaction.js';
-import { claimedChainId, fastDecodeOptions, feeFieldsOf } from './raw-transaction.js';
+import { claimedChainId, fastTxOptions, feeFieldsOf } from './raw-transaction.js';
 import { Rejections } from './rejections.js';
 import { ChainParams } from '../chain-params.js';
 
@@ -41,7 +41,7 @@ export class TxPool {
     private readonly chain: PoolChainView,
     private readonly limits: PoolLimits,
   ) {
-    this.#decodeOptions = fastDecodeOptions(chain.common);
+    this.#decodeOptions = fastTxOptions(chain.common);
   }
 
   /** A pooled transaction by hash. */

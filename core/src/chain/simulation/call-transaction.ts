@@ -1,5 +1,4 @@
-import type { Common } from '@ethereumjs/common';
-import { createTx, TransactionType, type TypedTransaction, type TypedTxData } from '@ethereumjs/tx';
+import { createTx, TransactionType, type TxOptions, type TypedTransaction, type TypedTxData } from '@ethereumjs/tx';
 import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { CallRequest } from '../../rpc/call-codecs.js';
 
@@ -33,7 +32,7 @@ function typeOf(request: CallRequest): TransactionType {
  * address by default). The VM asks a transaction for its sender; an unsigned one has none, so it
  * is given one.
  */
-export function callTransaction(request: CallRequest, gasLimit: bigint, common: Common): TypedTransaction {
+export function callTransaction(request: CallRequest, gasLimit: bigint, options: TxOptions): TypedTransaction {
   const type = typeOf(request);
   const { feeCap, tip } = pricesOf(request);
   const txData: TypedTxData = {
@@ -67,7 +66,7 @@ export function callTransaction(request: CallRequest, gasLimit: bigint, common: 
         }
       : {}),
   };
-  const tx = createTx(txData, { common, freeze: false });
+  const tx = createTx(txData, { ...options, freeze: false });
   const sender = new Address(hexToBytes(request.from ?? ZERO_ADDRESS));
   tx.getSenderAddress = () => sender;
   return tx;

@@ -6,6 +6,8 @@ import { createChainVM } from '../evm/chain-vm.js';
 import { stateManagerAt, type StateCacheSizes } from '../state/world-state.js';
 
 const JUMPDEST = 0x5b;
+/** How long a simulated call computes before it lets other work run. */
+const TURN_MS = 10;
 
 /** Thrown from inside the EVM when a simulated call passes its deadline. */
 export class SimulationTimeout extends Error {}
@@ -20,7 +22,8 @@ const SIMULATION_CACHES: StateCacheSizes = { trieNodes: 2_000, entries: 2_000 };
  */
 export class SimulationVm {
   /** `performance.now()` after which the running call is aborted. */
-  deadline = Number.POSITIVE_INFINITY;
+  #deadline = Number.POSITIVE_INFINITY;
+  #nextTurn = 0;
   #root: Uint8Array | undefined;
 
   private constructor(
@@ -31,7 +34,10 @@ export class SimulationVm {
   static async create(chain: Chain): Promise<SimulationVm> {
     const state = stateManagerAt(chain.nodes, chain.common, undefined, SIMULATION_CACHES);
     // Every loop passes a JUMPDEST: checking the clock there bounds a runaway call's time
-    // without a per-step hook (which would slow every call down).
+    // without a per-step hook (which would slow every call down). It is also where a long call
+    // gives the event loop a turn: the EVM never waits on I/O of its own while it computes, so
+    // without it one call would hold up block production, every other request and the
+    // concurrency limit (which could never see two calls at once).
     const holder: { simulation?: SimulationVm } = {};
     const vm = await createChainVM({
       common: chain.common,
@@ -42,16 +48,28 @@ export class SimulationVm {
           opcode: JUMPDEST,
           opcodeName: 'JUMPDEST',
           baseFee: 1,
-          logicFunction: () => {
-            if (performance.now() > (holder.simulation?.deadline ?? Number.POSITIVE_INFINITY)) {
-              throw new SimulationTimeout();
-            }
-          },
+          logicFunction: () => holder.simulation?.checkClock(),
         },
       ],
     });
     holder.simulation = new SimulationVm(vm, state);
     return holder.simulation;
+  }
+
+  /** Starts the clock of a call that may run for `timeoutMs`. */
+  startClock(timeoutMs: number): void {
+    const now = performance.now();
+    this.#deadline = now + timeoutMs;
+    this.#nextTurn = now + TURN_MS;
+  }
+
+  /** Aborts the running call past its deadline; every {@link TURN_MS} lets the event loop run first. */
+  checkClock(): Promise<void> | undefined {
+    const now = performance.now();
+    if (now > this.#deadline) throw new SimulationTimeout();
+    if (now < this.#nextTurn) return undefined;
+    this.#nextTurn = now + TURN_MS;
+    return new Promise((resolve) => setImmediate(resolve));
   }
 
   /** Moves the state to `root`, keeping the caches when it is already there. */

@@ -1,4 +1,5 @@
-import { createBlock, type Block } from '@ethereumjs/block';
+import { createBlock, type Block, type BlockOptions } from '@ethereumjs/block';
+import type { TxOptions } from '@ethereumjs/tx';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, hexToBytes, setLengthLeft, type PrefixedHexString } from '@ethereumjs/util';
 import { runTx, type RunTxResult } from '@ethereumjs/vm';
@@ -6,6 +7,8 @@ import { callTransaction, paysFees, pricesOf, senderOf } from './call-transactio
 import { revertError } from './call-errors.js';
 import { SimulationTimeout, SimulationVm } from './simulation-vm.js';
 import type { Chain } from '../chain.js';
+import { fastBlockOptions } from '../evm/evm-common.js';
+import { fastTxOptions } from '../pool/raw-transaction.js';
 import { ChainParams } from '../chain-params.js';
 import type { BlockRecord } from '../records.js';
 import type { AccessListEntry, BlockOverrides, CallRequest, StateOverrides } from '../../rpc/call-codecs.js';
@@ -39,6 +42,19 @@ export interface AccessListResult {
   readonly error?: string;
 }
 
+/** What one run of a call did, however it was run. */
+interface Attempt {
+  readonly returnValue: Uint8Array;
+  /** The VM error, '' on success. */
+  readonly error: string;
+  /** Gas the transaction would use, refund deducted. */
+  readonly gasUsed: bigint;
+  readonly gasRefund: bigint;
+}
+
+const bigMin = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+const bigMax = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+
 /** A run of simulated transactions on one block's state, with overrides applied. */
 interface Session {
   readonly simulation: SimulationVm;
@@ -57,11 +73,16 @@ function vmErrorOf(result: RunTxResult): string {
  */
 export class Simulator {
   readonly #idle: SimulationVm[] = [];
+  readonly #txOptions: TxOptions;
+  readonly #blockOptions: BlockOptions;
 
   constructor(
     private readonly chain: Chain,
     private readonly settings: SimulatorSettings,
-  ) {}
+  ) {
+    this.#txOptions = fastTxOptions(chain.common);
+    this.#blockOptions = fastBlockOptions(chain.common);
+  }
 
   /** `eth_call`: the return data; a revert or VM error is thrown as geth reports it. */
   async call(
@@ -71,10 +92,10 @@ export class Simulator {
     blockOverrides?: BlockOverrides,
   ): Promise<Uint8Array> {
     return this.#session(ref, overrides, blockOverrides, request, async (session) => {
-      const { result, error } = await session.run(request, this.#callGas(request));
-      if (error === 'revert') throw revertError(result.execResult.returnValue);
+      const { returnValue, error } = await this.#attempt(session, request, this.#callGas(request));
+      if (error === 'revert') throw revertError(returnValue);
       if (error !== '') throw new InvalidInputError(error);
-      return result.execResult.returnValue;
+      return returnValue;
     });
   }
 
@@ -123,6 +144,100 @@ export class Simulator {
     });
   }
 
+  /**
+   * One run of `request` with `gasLimit` gas, as a bare message when it calls an existing address
+   * without authorizations (five times cheaper), else as a whole transaction.
+   */
+  async #attempt(session: Session, request: CallRequest, gasLimit: bigint): Promise<Attempt> {
+    if (request.to !== undefined && request.authorizationList === undefined) {
+      return this.#message(session, request, gasLimit);
+    }
+    const { result, error } = await session.run(request, gasLimit);
+    return {
+      returnValue: result.execResult.returnValue,
+      error,
+      gasUsed: result.totalGasSpent,
+      gasRefund: result.gasRefund,
+    };
+  }
+
+  /**
+   * A call to an existing address run as a bare EVM message, with what a transaction adds that
+   * can change its outcome: intrinsic gas taken from the limit, and the EIP-2929/2930/3651 warm
+   * set. Nothing is charged or counted (nonce, fees), which eth_call never shows, and the run
+   * costs a fifth of a whole transaction's.
+   */
+  async #message(session: Session, request: CallRequest, gasLimit: bigint): Promise<Attempt> {
+    const { vm, state } = session.simulation;
+    const { intrinsic, floor } = this.#intrinsicGas(request);
+    if (gasLimit < intrinsic || gasLimit < floor) {
+      return { returnValue: new Uint8Array(0), error: 'intrinsic gas too low', gasUsed: gasLimit, gasRefund: 0n };
+    }
+    await this.#checkFunds(state, request, gasLimit, session.block);
+    const journal = vm.evm.journal;
+    await journal.cleanup();
+    for (const precompile of vm.evm.precompiles.keys()) journal.addAlwaysWarmAddress(precompile);
+    const caller = new Address(hexToBytes(senderOf(request)));
+    const to = new Address(hexToBytes(request.to!));
+    journal.addAlwaysWarmAddress(caller.toString().slice(2));
+    journal.addAlwaysWarmAddress(to.toString().slice(2));
+    journal.addAlwaysWarmAddress(session.block.header.coinbase.toString().slice(2));
+    for (const entry of request.accessList ?? []) {
+      journal.addAlwaysWarmAddress(entry.address.slice(2), true);
+      for (const key of entry.storageKeys) journal.addAlwaysWarmSlot(entry.address.slice(2), key.slice(2), true);
+    }
+    const { feeCap, tip } = pricesOf(request);
+    const baseFee = session.block.header.baseFeePerGas ?? 0n;
+    const gasPrice =
+      request.gasPrice ?? (feeCap === 0n ? 0n : baseFee + (tip < feeCap - baseFee ? tip : feeCap - baseFee));
+    await state.checkpoint();
+    try {
+      const { execResult } = await vm.evm.runCall({
+        block: session.block,
+        caller,
+        origin: caller,
+        to,
+        gasPrice,
+        gasLimit: gasLimit - intrinsic,
+        value: request.value ?? 0n,
+        data: request.input ?? new Uint8Array(0),
+        skipNonceIncrement: true,
+      });
+      const error = execResult.exceptionError?.error ?? '';
+      const spent = intrinsic + execResult.executionGasUsed;
+      // EIP-3529: refunds are capped at a fifth of the gas spent; EIP-7623: calldata has a floor.
+      const refund = error === '' ? bigMin(execResult.gasRefund ?? 0n, spent / 5n) : 0n;
+      const gasUsed = bigMax(spent - refund, floor);
+      return { returnValue: execResult.returnValue, error, gasUsed, gasRefund: refund };
+    } catch (error) {
+      if (error instanceof SimulationTimeout) throw error;
+      throw new VmFault(error);
+    } finally {
+      await state.revert();
+    }
+  }
+
+  /** A transaction's intrinsic gas (base cost, calldata, access list) and its EIP-7623 calldata floor. */
+  #intrinsicGas(request: CallRequest): { intrinsic: bigint; floor: bigint } {
+    // The transaction parameters are merged into the transactions' Common, not the chain's.
+    const common = this.#txOptions.common!;
+    let zeroBytes = 0n;
+    let otherBytes = 0n;
+    for (const byte of request.input ?? []) {
+      if (byte === 0) zeroBytes++;
+      else otherBytes++;
+    }
+    let intrinsic =
+      common.param('txGas') + zeroBytes * common.param('txDataZeroGas') + otherBytes * common.param('txDataNonZeroGas');
+    for (const entry of request.accessList ?? []) {
+      intrinsic +=
+        common.param('accessListAddressGas') +
+        common.param('accessListStorageKeyGas') * BigInt(entry.storageKeys.length);
+    }
+    const tokens = zeroBytes + otherBytes * 4n;
+    return { intrinsic, floor: common.param('txGas') + tokens * common.param('totalCostFloorPerToken') };
+  }
+
   #callGas(request: CallRequest): bigint {
     const gas = request.gas ?? this.settings.gasCap;
     return gas < this.settings.gasCap ? gas : this.settings.gasCap;
@@ -145,28 +260,29 @@ export class Simulator {
     // A plain transfer costs exactly the base transaction gas: tried first, as geth does.
     if ((request.input === undefined || request.input.length === 0) && request.to !== undefined) {
       const code = await session.simulation.state.getCode(new Address(hexToBytes(request.to)));
-      if (code.length === 0 && hi >= TX_GAS && (await session.run(request, TX_GAS)).error === '') return TX_GAS;
+      if (code.length === 0 && hi >= TX_GAS && (await this.#attempt(session, request, TX_GAS)).error === '')
+        return TX_GAS;
     }
-    const first = await session.run(request, hi);
+    const first = await this.#attempt(session, request, hi);
     if (first.error !== '') {
-      if (first.error === 'revert') throw revertError(first.result.execResult.returnValue);
+      if (first.error === 'revert') throw revertError(first.returnValue);
       if (first.error === 'out of gas' || first.error === 'intrinsic gas too low') {
         throw new InvalidInputError(`gas required exceeds allowance (${cap})`);
       }
       throw new InvalidInputError(first.error);
     }
-    const used = first.result.totalGasSpent;
+    const used = first.gasUsed;
     let lo = used - 1n;
-    const optimistic = ((used + first.result.gasRefund + CALL_STIPEND) * 64n) / 63n;
+    const optimistic = ((used + first.gasRefund + CALL_STIPEND) * 64n) / 63n;
     if (optimistic < hi) {
-      if ((await session.run(request, optimistic)).error === '') hi = optimistic;
+      if ((await this.#attempt(session, request, optimistic)).error === '') hi = optimistic;
       else lo = optimistic;
     }
     while (lo + 1n < hi) {
       if (Number(hi - lo) / Number(hi) < ESTIMATE_ERROR_RATIO) break;
       let mid = (hi + lo) / 2n;
       if (mid > lo * 2n) mid = lo * 2n;
-      if ((await session.run(request, mid)).error === '') hi = mid;
+      if ((await this.#attempt(session, request, mid)).error === '') hi = mid;
       else lo = mid;
     }
     return hi;
@@ -194,7 +310,7 @@ export class Simulator {
     const parent = await this.chain.stateBlockAt(await this.chain.resolveHeight(ref));
     const simulation = this.#idle.pop() ?? (await SimulationVm.create(this.chain));
     let reusable = true;
-    simulation.deadline = performance.now() + this.settings.evmTimeoutMs;
+    simulation.startClock(this.settings.evmTimeoutMs);
     try {
       await simulation.moveTo(parent.stateRoot);
       await simulation.state.checkpoint();
@@ -230,7 +346,7 @@ export class Simulator {
     keepState: boolean,
     reportAccessList: boolean,
   ): Promise<RunOutcome> {
-    const tx = callTransaction(request, gasLimit, this.chain.common);
+    const tx = callTransaction(request, gasLimit, this.#txOptions);
     const intrinsic = tx.getIntrinsicGas();
     if (gasLimit < intrinsic) {
       return { result: failedRun(gasLimit), error: 'intrinsic gas too low' };
@@ -292,7 +408,7 @@ export class Simulator {
           mixHash: overrides?.prevRandao ?? parent.prevRandao,
         },
       },
-      { common: this.chain.common, skipConsensusFormatValidation: true },
+      this.#blockOptions,
     );
   }
 }
