@@ -52,7 +52,6 @@ export type { Chain, AccountState } from './chain/chain.js';
 export type { LogIndexKey, LogPosition, TxLocation } from './chain/chain-store.js';
 export type { BlockRecord, CommittedBlock, LogRecord, ReceiptRecord } from './chain/records.js';
 export type { BlockListener } from './chain/chain-events.js';
-export { STORAGE_PROOF_TYPE } from './chain/state/state-proofs.js';
 export type { StorageProof, StorageProofOp } from './chain/state/state-proofs.js';
 export { ChainParams } from './chain/chain-params.js';
 export type { AccessListResult, Simulator } from './chain/simulation/simulator.js';
@@ -62,6 +61,8 @@ export type { ChainViews } from './views/chain-views.js';
 export { formatTransaction } from './views/transaction-json.js';
 export type { TransactionPlace } from './views/transaction-json.js';
 export type { KeyRing } from './keys/key-ring.js';
+export { DEV_ACCOUNT_COUNT, devAccounts } from './chain/dev-accounts.js';
+export type { DevAccount } from './chain/dev-accounts.js';
 
 export { Database, SCHEMA_VERSION } from './storage/database.js';
 export { Bucket, bucketKey, bucketRange, uint64BE } from './storage/buckets.js';

@@ -1,10 +1,11 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { AbiCoder, ContractFactory, Interface, decodeRlp, encodeRlp, getCreateAddress, keccak256 } from 'ethers';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { testToken } from '@evmnode/tools/contracts/test-token';
-import { InvalidProofError, verifyProofResult } from '@evmnode/tools/proof/verify-proof';
+import { InvalidProofError, verifyProofResult, type ProofResult } from '@evmnode/tools/proof/verify-proof';
 import { ETHER, GWEI, devWallet, lower, quantity, sign, submit, waitForReceipt } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
 
@@ -50,13 +51,14 @@ describe('eth_getProof', () => {
   let deployHeight: number;
   let transferHeight: number;
 
-  const getProof = async (params: unknown[]): Promise<any> => {
+  const getProof = async (params: unknown[]): Promise<ProofResult> => {
     const answer = await rpc(node.url, 'eth_getProof', params);
     expect(answer.error, `eth_getProof: ${JSON.stringify(answer.error)}`).to.equal(undefined);
     return answer.result;
   };
-  const stateRootAt = async (height: number): Promise<`0x${string}`> =>
-    (await node.node.chain.store.blockAt(height))!.stateRoot;
+  const blockAt = async (height: number): Promise<{ hash: string; stateRoot: `0x${string}` }> =>
+    (await rpc(node.url, 'eth_getBlockByNumber', [quantity(height), false])).result;
+  const stateRootAt = async (height: number): Promise<`0x${string}`> => (await blockAt(height)).stateRoot;
 
   before(async () => {
     // Blocks only when transactions arrive, so that `latest` stays at the last transfer.
@@ -85,7 +87,7 @@ describe('eth_getProof', () => {
     expect(result.address).to.equal(token);
     expect(result.hexValues).to.deep.equal([word(supply - sent), word(sent)]);
     expect(result.storageProof).to.have.length(2);
-    result.storageProof.forEach((op: any, index: number) => {
+    result.storageProof.forEach((op, index) => {
       expect(Object.keys(op)).to.deep.equal(['type', 'key', 'data']);
       expect(op.type).to.equal(PROOF_TYPE);
       expect(op.key).to.equal(keys[index]);
@@ -103,7 +105,7 @@ describe('eth_getProof', () => {
 
   it('proves the value at a past height, by number, hash and EIP-1898 object', async () => {
     const keys = [balanceSlot(deployer.address), balanceSlot(recipient)];
-    const deployBlock = (await node.node.chain.store.blockAt(deployHeight))!;
+    const deployBlock = await blockAt(deployHeight);
     const past = await getProof([token, keys, quantity(deployHeight)]);
     expect(past.hexValues).to.deep.equal([word(supply), '']);
     expect(await verifyProofResult(past, deployBlock.stateRoot)).to.deep.equal([bytes32(supply), bytes32(0n)]);
@@ -140,11 +142,11 @@ describe('eth_getProof', () => {
     const forms = ['0x2', '2', '0X02', '0x0000000000000000000000000000000000000000000000000000000000000002'];
     const result = await getProof([token, forms, quantity(transferHeight)]);
     expect(result.hexValues).to.deep.equal(forms.map(() => word(supply)));
-    expect(result.storageProof.map((op: any) => op.key)).to.deep.equal(forms.map(() => TOTAL_SUPPLY_SLOT));
+    expect(result.storageProof.map((op) => op.key)).to.deep.equal(forms.map(() => TOTAL_SUPPLY_SLOT));
     // `name` ("Test") is stored inline in slot 0: the bytes, then twice the length.
     const name = await getProof([token, ['0x', '', '0x0'], quantity(transferHeight)]);
     expect(name.hexValues).to.deep.equal(Array(3).fill(`54657374${'00'.repeat(27)}08`));
-    expect(name.storageProof.map((op: any) => op.key)).to.deep.equal(Array(3).fill(NAME_SLOT));
+    expect(name.storageProof.map((op) => op.key)).to.deep.equal(Array(3).fill(NAME_SLOT));
     // An explicit null is no keys, as Go decodes it.
     expect(await getProof([token, null])).to.deep.equal({ address: token, hexValues: [], storageProof: [] });
   });
@@ -153,7 +155,7 @@ describe('eth_getProof', () => {
     const key = balanceSlot(deployer.address);
     const stateRoot = await stateRootAt(transferHeight);
     const proof = await getProof([token, [key], quantity(transferHeight)]);
-    const op = proof.storageProof[0];
+    const op = proof.storageProof[0]!;
     const [accountNodes, storageNodes] = decodeRlp(op.data) as string[][];
     const flipLastByte = (node: string): string => `${node.slice(0, -2)}${node.endsWith('00') ? '01' : '00'}`;
     const withData = (account: string[], storage: string[]) => ({
@@ -166,10 +168,21 @@ describe('eth_getProof', () => {
       [leafTampered, /^the storage proof does not match its root 0x[0-9a-f]{64}$/],
       [rootTampered, `the account proof does not match its root ${stateRoot}`],
       [withData(accountNodes!, []), /^the storage proof does not match its root 0x[0-9a-f]{64}$/],
-      [{ ...proof, hexValues: [word(supply)] }, `hexValues[0] is "${word(supply)}"; the proof shows "${word(supply - sent)}"`],
+      [
+        { ...proof, hexValues: [word(supply)] },
+        `hexValues[0] is "${word(supply)}"; the proof shows "${word(supply - sent)}"`,
+      ],
       [{ ...proof, storageProof: [{ ...op, type: 'ics23:iavl' }] }, 'unknown proof operation type "ics23:iavl"'],
-      [{ ...proof, storageProof: [{ ...op, data: '0x1234' }] }, 'proof data is not an RLP list [accountProof, storageProof]'],
-      [{ ...proof, storageProof: [{ ...op, key: TOTAL_SUPPLY_SLOT }] }, /the storage proof does not match|hexValues\[0\]/],
+      [{ ...proof, storageProof: [{ ...op, key: '0x02' }] }, 'proof key 0x02 is not 32 bytes of hex'],
+      [{ ...proof, storageProof: [{ ...op, data: '0x1234' }] }, 'proof data is not RLP'],
+      [
+        { ...proof, storageProof: [{ ...op, data: encodeRlp([accountNodes!]) }] },
+        'proof data is not an RLP list [accountProof, storageProof]',
+      ],
+      [
+        { ...proof, storageProof: [{ ...op, key: TOTAL_SUPPLY_SLOT }] },
+        /the storage proof does not match|hexValues\[0\]/,
+      ],
     ];
     for (const [tampered, message] of cases) {
       const error = await rejectionOf(verifyProofResult(tampered as any, stateRoot));
@@ -181,9 +194,17 @@ describe('eth_getProof', () => {
   });
 
   it('verifies with the verify-proof command against the block it names', async () => {
-    const run = (...args: string[]) => spawnSync(process.execPath, [CLI, node.url, ...args], { encoding: 'utf8' });
+    // Asynchronously: the node answers from this process.
+    const run = async (...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> => {
+      try {
+        return { status: 0, ...(await promisify(execFile)(process.execPath, [CLI, node.url, ...args])) };
+      } catch (error) {
+        const { code, stdout, stderr } = error as { code: number; stdout: string; stderr: string };
+        return { status: code, stdout, stderr };
+      }
+    };
     const key = balanceSlot(recipient);
-    const ok = run(token, key, quantity(transferHeight));
+    const ok = await run(token, key, quantity(transferHeight));
     expect(ok.stderr).to.equal('');
     expect(ok.status).to.equal(0);
     expect(JSON.parse(ok.stdout)).to.deep.equal({
@@ -193,10 +214,10 @@ describe('eth_getProof', () => {
       key,
       value: `0x${word(sent)}`,
     });
-    const past = run(token, key, quantity(deployHeight));
+    const past = await run(token, key, quantity(deployHeight));
     expect(JSON.parse(past.stdout).value).to.equal(`0x${'00'.repeat(32)}`);
     const future = quantity(transferHeight + 1000);
-    const missing = run(token, key, future);
+    const missing = await run(token, key, future);
     expect([missing.status, missing.stdout, missing.stderr]).to.deep.equal([1, '', `no block ${future}\n`]);
   });
 

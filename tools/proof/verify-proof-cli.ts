@@ -1,10 +1,10 @@
 /**
  * `npm run verify-proof -- <rpc-url> <address> <key> [block]`: asks an evmnode for the proof of
- * one storage slot at a block (number, tag or hash; `latest` by default), verifies it against that
- * block's `stateRoot` and prints the proven value as JSON. Exits 1 when the proof does not verify.
+ * one storage slot (`key`: 0x hex of at most 32 bytes) at a block (number, tag or hash; `latest`
+ * by default), verifies it against that block's `stateRoot` and prints the proven value as JSON.
+ * Exits 1 when the proof does not verify.
  */
-import { bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
-import { decodeStorageKey } from '@evmnode/core';
+import { bytesToHex, hexToBytes, setLengthLeft, type PrefixedHexString } from '@ethereumjs/util';
 import { InvalidProofError, verifyProofResult, type ProofResult } from './verify-proof.js';
 
 interface BlockHeader {
@@ -38,10 +38,11 @@ async function main(): Promise<void> {
   if (url === undefined || address === undefined || key === undefined) {
     throw new Error('usage: verify-proof <rpc-url> <address> <key> [block]');
   }
+  if (!/^0x[0-9a-fA-F]{0,64}$/.test(key)) throw new Error(`key ${key} is not 0x hex of at most 32 bytes`);
   const header = await blockAt(url, block);
   // Asked by hash, so that the proof and the state root are of the same block.
   const result = await call<ProofResult>(url, 'eth_getProof', [address, [key], { blockHash: header.hash }]);
-  const slot = bytesToHex(decodeStorageKey(key));
+  const slot = bytesToHex(setLengthLeft(hexToBytes(key as PrefixedHexString), 32));
   if (result.address !== address.toLowerCase() || result.storageProof[0]?.key !== slot) {
     throw new InvalidProofError(`the answer proves ${result.storageProof[0]?.key} of ${result.address}`);
   }

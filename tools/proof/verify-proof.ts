@@ -7,12 +7,16 @@ import { RLP } from '@ethereumjs/rlp';
 import {
   bytesToHex,
   createAccountFromRLP,
+  equalsBytes,
   hexToBytes,
   KECCAK256_RLP,
   setLengthLeft,
   type PrefixedHexString,
 } from '@ethereumjs/util';
-import { STORAGE_PROOF_TYPE, type StorageProofOp } from '@evmnode/core';
+import type { StorageProofOp } from '@evmnode/core';
+
+// The compiler holds this to core's own constant; importing core's runtime would load the whole node.
+const STORAGE_PROOF_TYPE: StorageProofOp['type'] = 'evmnode:mpt-storage';
 
 /** The result of evmnode's `eth_getProof`. */
 export interface ProofResult {
@@ -49,6 +53,8 @@ async function provenValue(
   nodes: Uint8Array[],
   what: string,
 ): Promise<Uint8Array | null> {
+  // The empty trie has no node to walk: every key is absent from it.
+  if (equalsBytes(root, KECCAK256_RLP) && nodes.length === 0) return null;
   try {
     return await verifyMerkleProof(key, nodes, { root, useKeyHashing: true });
   } catch {
@@ -71,8 +77,8 @@ export async function verifyStorageProofOp(
   if (op.type !== STORAGE_PROOF_TYPE) {
     throw new InvalidProofError(`unknown proof operation type ${JSON.stringify(op.type)}`);
   }
+  if (!/^0x[0-9a-fA-F]{64}$/.test(op.key)) throw new InvalidProofError(`proof key ${op.key} is not 32 bytes of hex`);
   const slot = hexToBytes(op.key);
-  if (slot.length !== 32) throw new InvalidProofError(`proof key ${op.key} is not 32 bytes`);
   const nodes = proofNodes(op.data);
   const account = await provenValue(hexToBytes(stateRoot), hexToBytes(address), nodes.account, 'account');
   // A missing account has the empty storage trie.
@@ -93,7 +99,8 @@ function hexValueOf(value: Uint8Array): string {
 
 /**
  * Verifies every operation of an `eth_getProof` result against `stateRoot`, and that each of
- * `hexValues` is the value its operation proves; returns the proven values (32 bytes each).
+ * `hexValues` is the value its operation proves; returns the proven values (32 bytes each). The
+ * caller checks that `result.address` and the operations' keys are the ones it asked for.
  */
 export async function verifyProofResult(result: ProofResult, stateRoot: PrefixedHexString): Promise<Uint8Array[]> {
   if (result.hexValues.length !== result.storageProof.length) {

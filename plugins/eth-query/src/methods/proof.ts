@@ -12,11 +12,15 @@ import {
 
 const LATEST = { kind: 'tag', tag: 'latest' } as const;
 
+/** A stored word as the reference node writes it: hex without `0x`, empty for zero (zero slots are not stored). */
+function hexValue(value: Uint8Array): string {
+  return value.some((byte) => byte !== 0) ? Buffer.from(value).toString('hex') : '';
+}
+
 /**
  * `eth_getProof` in the chain's own form (interface.md §2.7): `{ address, hexValues, storageProof }`,
- * one proof operation per key (see `StorageProofOp`), with no account fields. Each of `hexValues`
- * is written as the reference node writes the stored word: 64 hex digits without `0x`, and an
- * empty string for a slot that is not set (zero slots are not stored).
+ * one value and one proof operation (see `StorageProofOp`) per key, with no account fields.
+ * Neither geth nor the interface defines `hexValues`' form, so it is the reference node's.
  */
 export function proofMethod(chain: Chain, maxKeys: number): MethodDefinition {
   return defineMethod({
@@ -31,7 +35,7 @@ export function proofMethod(chain: Chain, maxKeys: number): MethodDefinition {
       const proofs = await chain.proofAt(who, slots, await chain.resolveHeight(block));
       return {
         address: who,
-        hexValues: proofs.map(({ value }) => (value.some((byte) => byte !== 0) ? Buffer.from(value).toString('hex') : '')),
+        hexValues: proofs.map(({ value }) => hexValue(value)),
         storageProof: proofs.map(({ op }) => op),
       };
     },
