@@ -32,7 +32,17 @@ describe('evmnode CLI', () => {
     const text = readFileSync(file, 'utf8');
     expect(text).to.include('# Serve JSON-RPC over HTTP.\nhttp_enabled = true');
     const toml = parseToml(text) as Record<string, Record<string, unknown>>;
-    expect(Object.keys(toml)).to.deep.equal(['node', 'evm', 'consensus', 'mempool', 'state', 'logging', 'metrics']);
+    expect(Object.keys(toml)).to.deep.equal([
+      'node',
+      'evm',
+      'consensus',
+      'mempool',
+      'state',
+      'logging',
+      'metrics',
+      'plugins',
+    ]);
+    expect(toml.plugins).to.have.keys(['hosted-keys']);
     expect(toml.node).to.include({ network: 'testnet', chain_id: 1328 });
     expect(toml.evm).to.include({ write_timeout: '30s', max_blocks_for_log: 2000 });
 

@@ -191,6 +191,16 @@ export class Chain {
     return Chain.#readAccount(this.#headState, address);
   }
 
+  /** The `pending` nonce: the head's nonce plus the sender's ready pool transactions. */
+  async pendingNonce(address: PrefixedHexString): Promise<bigint> {
+    for (;;) {
+      const head = this.#head;
+      const { nonce } = await this.accountAtHead(address);
+      // A block committed during the read prunes the pool past the nonce read before it: read again.
+      if (this.#head === head) return this.pool.pendingNonce(address, nonce);
+    }
+  }
+
   /**
    * The state after block `height`, for reading (every height unless `[state] keep_recent` limits
    * it). The head's state is shared and cached; an older one is opened on its root.

@@ -5,6 +5,9 @@ import { HDKey } from '@scure/bip32';
 /** The mnemonic of the local network's funded accounts, the same one anvil and Hardhat use. */
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
 
+/** How many of the mnemonic's accounts the local network funds, as anvil and Hardhat do. */
+export const DEV_ACCOUNT_COUNT = 10;
+
 export interface DevAccount {
   readonly address: PrefixedHexString;
   readonly privateKey: PrefixedHexString;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isHexString, type PrefixedHexString } from '@ethereumjs/util';
 import { bech32 } from '@scure/base';
 import { ChainParams } from './chain-params.js';
-import { devAccounts } from './dev-accounts.js';
+import { DEV_ACCOUNT_COUNT, devAccounts } from './dev-accounts.js';
 import type { NetworkName } from '../config/profiles.js';
 import { StartupError } from '../node/startup-error.js';
 
@@ -35,7 +35,7 @@ const BUILT_IN_TIME_MS = BigInt(Date.UTC(2025, 0, 1));
 export function builtInGenesis(network: NetworkName, chainId: bigint): Genesis {
   const alloc = new Map<PrefixedHexString, GenesisAccount>();
   if (network === 'local') {
-    for (const { address } of devAccounts(10))
+    for (const { address } of devAccounts(DEV_ACCOUNT_COUNT))
       alloc.set(address, { balance: DEV_BALANCE, nonce: 0n, storage: new Map() });
   }
   return {

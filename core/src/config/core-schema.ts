@@ -80,7 +80,7 @@ export const coreSchema = {
     plugins: {
       doc: 'Plugins to load, in order: built-in names, npm package names or paths to a plugin folder.',
       format: 'string-list',
-      default: ['eth-query', 'eth-send'],
+      default: ['eth-query', 'eth-send', 'hosted-keys'],
     },
     disable_tags: {
       doc: 'Plugins carrying any of these tags are not loaded (e.g. ["hosted-key"] on public nodes).',

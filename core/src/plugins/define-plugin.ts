@@ -18,6 +18,10 @@ export interface PluginContext<D extends ServiceDeps = ServiceDeps, C = Readonly
   readonly id: string;
   /** The validated `[plugins.<id>]` section. */
   readonly config: C;
+  /** The node's home folder (`--home`): where a plugin keeps files of its own, such as keystores. */
+  readonly home: string;
+  /** The environment variables the node was started with (none in tests unless given). */
+  readonly env: Readonly<Record<string, string | undefined>>;
   readonly deps: ResolvedDeps<D>;
   /** A child logger whose lines carry `plugin: <id>`. */
   readonly logger: Logger;

@@ -20,6 +20,8 @@ export interface PluginHostServices {
   readonly hooks: RequestHooks;
   readonly config: NodeConfig;
   readonly logger: Logger;
+  readonly home: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 /** Runs plugins' setup, each in its own child container, then their start and stop hooks. */
@@ -69,7 +71,7 @@ export class PluginHost {
   }
 
   async #setUpOne(manifest: PluginManifest): Promise<PluginLifecycle> {
-    const { container, registry, hooks, config, logger } = this.services;
+    const { container, registry, hooks, config, logger, home, env } = this.services;
     const own = container.createChildContainer();
     const deps: Record<string, unknown> = {};
     for (const [name, token] of Object.entries(manifest.deps ?? {})) {
@@ -85,6 +87,8 @@ export class PluginHost {
     const context: PluginContext = {
       id: manifest.id,
       config: config.plugin(manifest.id),
+      home,
+      env,
       deps,
       logger: logger.child({ plugin: manifest.id }),
       rpc: {

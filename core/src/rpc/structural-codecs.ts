@@ -51,6 +51,8 @@ export type DecodedObject<F extends FieldCodecs> = {
  */
 export function objectOf<F extends FieldCodecs>(structName: string, fields: F): RequiredCodec<DecodedObject<F>> {
   const entries = Object.entries(fields);
+  // Go names a field's struct without its package (`TransactionArgs.gas`), its own type with it.
+  const fieldStruct = structName.slice(structName.lastIndexOf('.') + 1);
   return codec(structName, (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw new CodecError(jsonKind(value), structName);
@@ -66,7 +68,7 @@ export function objectOf<F extends FieldCodecs>(structName: string, fields: F): 
         const decoded = field.decode(raw);
         if (decoded !== undefined) output[name] = decoded;
       } catch (error) {
-        if (isCodecError(error)) throw new CodecError(error.inField(structName, name));
+        if (isCodecError(error)) throw new CodecError(error.inField(fieldStruct, name));
         throw error;
       }
     }

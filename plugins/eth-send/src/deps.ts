@@ -1,6 +1,11 @@
 import { CoreTokens } from '@evmnode/core';
 
 /** The services eth-send's setup receives. */
-export const deps = { chain: CoreTokens.Chain, config: CoreTokens.Config };
+export const deps = {
+  chain: CoreTokens.Chain,
+  config: CoreTokens.Config,
+  keys: CoreTokens.KeyRing,
+  simulator: CoreTokens.Simulator,
+};
 
 export type Deps = typeof deps;

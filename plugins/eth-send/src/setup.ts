@@ -1,9 +1,23 @@
 import type { PluginSetup } from '@evmnode/core';
 import type { Deps } from './deps.js';
+import { accounts } from './methods/accounts.js';
+import { fillTransaction } from './methods/fill-transaction.js';
 import { sendRawTransaction } from './methods/send-raw-transaction.js';
+import { sendTransaction } from './methods/send-transaction.js';
+import { sign } from './methods/sign.js';
+import { signTransaction } from './methods/sign-transaction.js';
 
 const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
-  rpc.register([sendRawTransaction(deps.chain, deps.config.evm.slow)]);
+  const { chain, config, keys, simulator } = deps;
+  const services = { chain, simulator, minGasPrice: BigInt(config.mempool.min_gas_price) };
+  rpc.register([
+    sendRawTransaction(chain, config.evm.slow),
+    sendTransaction(keys, services, config.evm.slow),
+    signTransaction(keys, services),
+    sign(keys),
+    accounts(keys),
+    fillTransaction(services),
+  ]);
 };
 
 export default setup;

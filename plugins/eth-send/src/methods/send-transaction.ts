@@ -1,0 +1,25 @@
+import { callRequest, defineMethod, type KeyRing } from '@evmnode/core';
+import { fillTransaction, type FillServices } from '../transactions/fill-transaction.js';
+import { senderKeyOf } from '../transactions/sender-key.js';
+import { SenderLock } from '../transactions/sender-lock.js';
+
+/**
+ * `eth_sendTransaction`: fills the defaults (pending nonce, gas by estimate, the suggested gas
+ * price), signs a legacy EIP-155 transaction with the sender's hosted key (interface.md §4.1)
+ * and submits it as `eth_sendRawTransaction` does, honouring `[evm] slow`.
+ */
+export function sendTransaction(keys: KeyRing, services: FillServices, slow: boolean) {
+  const lock = new SenderLock();
+  return defineMethod({
+    name: 'eth_sendTransaction',
+    params: [callRequest],
+    handler: async ([request]) => {
+      const key = senderKeyOf(keys, request.from);
+      const send = async () => {
+        const signed = (await fillTransaction(request, services, 'legacy')).sign(key);
+        return services.chain.submit(signed.serialize(), slow);
+      };
+      return request.nonce === undefined ? lock.run(request.from!, send) : send();
+    },
+  });
+}
