@@ -23,6 +23,9 @@ import { InvalidInputError, ResourceNotFoundError } from '../errors/rpc-error.js
 import { StartupError } from '../node/startup-error.js';
 import type { Database } from '../storage/database.js';
 
+/** Most accounts kept from one block to the next by {@link Chain.accountAtHead}. */
+const HEAD_ACCOUNTS_KEPT = 10_000;
+
 const ZERO_HASH: PrefixedHexString = `0x${'00'.repeat(32)}`;
 
 /** The default proposer: derived from the chain ID, so that it is stable and differs from the fee collector. */
@@ -50,6 +53,7 @@ export class Chain {
   #prunedAt = 0;
   #head: BlockRecord;
   readonly #headState: MerkleStateManager;
+  readonly #headAccounts = new Map<PrefixedHexString, AccountState>();
   readonly #waiters = new Map<PrefixedHexString, (() => void)[]>();
 
   private constructor(
@@ -186,9 +190,17 @@ export class Chain {
     this.logger.info({ head, kept, deleted, durationMs: Math.round(performance.now() - started) }, 'pruned old state');
   }
 
-  /** Nonce and balance at the head. */
+  /**
+   * Nonce and balance at the head. Accounts read at the head are kept until the next block: the
+   * most asked-for answers (balances, nonces, pool admission) then skip the state manager.
+   */
   async accountAtHead(address: PrefixedHexString): Promise<AccountState> {
-    return Chain.#readAccount(this.#headState, address);
+    const known = this.#headAccounts.get(address);
+    if (known !== undefined) return known;
+    const head = this.#head;
+    const account = await Chain.#readAccount(this.#headState, address);
+    if (this.#head === head && this.#headAccounts.size < HEAD_ACCOUNTS_KEPT) this.#headAccounts.set(address, account);
+    return account;
   }
 
   /** The `pending` nonce: the head's nonce plus the sender's ready pool transactions. */
@@ -227,6 +239,7 @@ export class Chain {
 
   /** Nonce and balance after block `height`. */
   async accountAt(address: PrefixedHexString, height: number): Promise<AccountState> {
+    if (height === this.#head.height) return this.accountAtHead(address);
     return Chain.#readAccount(await this.stateAt(height), address);
   }
 
@@ -304,6 +317,7 @@ export class Chain {
   ): Promise<void> {
     // One head state for the node's life: moving its root clears its caches without reallocating them.
     await this.#headState.setStateRoot(hexToBytes(committed.block.stateRoot));
+    this.#headAccounts.clear();
     this.#head = committed.block;
     for (const [sender, nonce] of senders) this.pool.pruneBelow(sender, nonce);
     for (const hash of [...committed.block.transactions, ...dropped]) {

@@ -44,3 +44,43 @@ export function revertError(data: Uint8Array): RpcError {
   if (data.length === 0) return new InvalidInputError('execution reverted');
   return new ExecutionRevertedError(revertReason(data), bytesToHex(data));
 }
+
+/** geth's words for the EVM errors that ethereumjs words differently. */
+const GETH_VM_ERRORS: Readonly<Record<string, string>> = {
+  revert: 'execution reverted',
+  'invalid JUMP': 'invalid jump destination',
+  'code store out of gas': 'contract creation code storage out of gas',
+  'static state change': 'write protection',
+  'create collision': 'contract address collision',
+  'code size to deposit exceeds maximum code size': 'max code size exceeded',
+  'invalid bytecode deployed': 'invalid code: must not begin with 0xef',
+  'initcode exceeds max initcode size': 'max initcode size exceeded',
+};
+
+/** An ethereumjs EVM error (`exceptionError.error`) as geth words it. */
+export function gethVmError(error: string): string {
+  return GETH_VM_ERRORS[error] ?? error;
+}
+
+/** Milliseconds as Go prints a `time.Duration` (`500ms`, `1s`, `1.5s`, `1m0s`), for geth's timeout message. */
+export function goDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  const hours = Math.floor(ms / 3_600_000);
+  const minutes = Math.floor((ms % 3_600_000) / 60_000);
+  const seconds = (ms % 60_000) / 1000;
+  if (hours > 0) return `${hours}h${minutes}m${seconds}s`;
+  return minutes > 0 ? `${minutes}m${seconds}s` : `${seconds}s`;
+}
+
+/**
+ * A check before execution failed (fees, funds), in geth's words; each method wraps it as geth
+ * does (`err: ... (supplied gas N)` for eth_call, `failed with N gas: ...` for estimates).
+ */
+export class PrecheckError extends Error {
+  constructor(
+    message: string,
+    readonly gasLimit: bigint,
+  ) {
+    super(message);
+  }
+}

@@ -1,11 +1,19 @@
 import { createBlock, type Block, type BlockOptions } from '@ethereumjs/block';
 import type { TxOptions } from '@ethereumjs/tx';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
-import { Account, Address, hexToBytes, setLengthLeft, type PrefixedHexString } from '@ethereumjs/util';
+import {
+  Account,
+  Address,
+  hexToBytes,
+  setLengthLeft,
+  toChecksumAddress,
+  type PrefixedHexString,
+} from '@ethereumjs/util';
 import { runTx, type RunTxResult } from '@ethereumjs/vm';
 import { callTransaction, paysFees, pricesOf, senderOf } from './call-transaction.js';
-import { revertError } from './call-errors.js';
-import { SimulationTimeout, SimulationVm } from './simulation-vm.js';
+import { gethVmError, goDuration, PrecheckError, revertError } from './call-errors.js';
+import { SimulationPool } from './simulation-pool.js';
+import { SimulationTimeout, type SimulationVm } from './simulation-vm.js';
 import type { Chain } from '../chain.js';
 import { fastBlockOptions } from '../evm/evm-common.js';
 import { fastTxOptions } from '../pool/raw-transaction.js';
@@ -16,6 +24,15 @@ import type { BlockRef } from '../../rpc/block-codecs.js';
 import { InvalidInputError } from '../../errors/rpc-error.js';
 
 const TX_GAS = 21_000n;
+/** VMs simulated calls share: two, so that one call waiting on storage does not hold up the rest. */
+const SIMULATION_VMS = 2;
+/** How a run below the intrinsic gas fails (geth's `core.ErrIntrinsicGas`); the estimate retries it with more gas. */
+const INTRINSIC_GAS_TOO_LOW = 'intrinsic gas too low';
+/** How a run below the EIP-7623 calldata floor fails (geth's `core.ErrFloorDataGas`); retried likewise. */
+const FLOOR_DATA_GAS_TOO_LOW = 'insufficient gas for floor data gas cost';
+/** Whether a run failed only for want of the gas every transaction pays before it runs. */
+const belowUpfrontGas = (error: string): boolean =>
+  error.startsWith(INTRINSIC_GAS_TOO_LOW) || error.startsWith(FLOOR_DATA_GAS_TOO_LOW);
 const CALL_STIPEND = 2_300n;
 /** geth stops the estimate's search once the bounds are this close (1.5%). */
 const ESTIMATE_ERROR_RATIO = 0.015;
@@ -72,7 +89,7 @@ function vmErrorOf(result: RunTxResult): string {
  * kept. Each call runs on a VM of its own from a small pool.
  */
 export class Simulator {
-  readonly #idle: SimulationVm[] = [];
+  readonly #pool: SimulationPool;
   readonly #txOptions: TxOptions;
   readonly #blockOptions: BlockOptions;
 
@@ -80,6 +97,7 @@ export class Simulator {
     private readonly chain: Chain,
     private readonly settings: SimulatorSettings,
   ) {
+    this.#pool = new SimulationPool(chain, SIMULATION_VMS);
     this.#txOptions = fastTxOptions(chain.common);
     this.#blockOptions = fastBlockOptions(chain.common);
   }
@@ -92,9 +110,13 @@ export class Simulator {
     blockOverrides?: BlockOverrides,
   ): Promise<Uint8Array> {
     return this.#session(ref, overrides, blockOverrides, request, async (session) => {
-      const { returnValue, error } = await this.#attempt(session, request, this.#callGas(request));
+      const gas = this.#callGas(request);
+      const { returnValue, error } = await this.#attempt(session, request, gas).catch((failure: unknown) => {
+        throw failure instanceof PrecheckError ? callPrecheckError(failure.message, gas) : failure;
+      });
       if (error === 'revert') throw revertError(returnValue);
-      if (error !== '') throw new InvalidInputError(error);
+      if (belowUpfrontGas(error)) throw callPrecheckError(error, gas);
+      if (error !== '') throw new InvalidInputError(gethVmError(error));
       return returnValue;
     });
   }
@@ -111,7 +133,10 @@ export class Simulator {
   ): Promise<bigint> {
     return this.#session(ref, overrides, undefined, request, async (session) => {
       for (const preceding of precedingCalls) await session.run(preceding, this.#callGas(preceding), true);
-      return this.#estimate(session, request);
+      return this.#estimate(session, request).catch((failure: unknown) => {
+        if (!(failure instanceof PrecheckError)) throw failure;
+        throw new InvalidInputError(`failed with ${failure.gasLimit} gas: ${failure.message}`);
+      });
     });
   }
 
@@ -137,7 +162,11 @@ export class Simulator {
             storageKeys: entry.storageKeys,
           }));
         if (JSON.stringify(next) === JSON.stringify(list)) {
-          return { accessList: next, gasUsed: result.totalGasSpent, ...(error === '' ? {} : { error }) };
+          return {
+            accessList: next,
+            gasUsed: result.totalGasSpent,
+            ...(error === '' ? {} : { error: gethVmError(error) }),
+          };
         }
         list = next;
       }
@@ -171,7 +200,11 @@ export class Simulator {
     const { vm, state } = session.simulation;
     const { intrinsic, floor } = this.#intrinsicGas(request);
     if (gasLimit < intrinsic || gasLimit < floor) {
-      return { returnValue: new Uint8Array(0), error: 'intrinsic gas too low', gasUsed: gasLimit, gasRefund: 0n };
+      const error =
+        gasLimit < intrinsic
+          ? `${INTRINSIC_GAS_TOO_LOW}: have ${gasLimit}, want ${intrinsic}`
+          : `${FLOOR_DATA_GAS_TOO_LOW}: have ${gasLimit}, want ${floor}`;
+      return { returnValue: new Uint8Array(0), error, gasUsed: gasLimit, gasRefund: 0n };
     }
     await this.#checkFunds(state, request, gasLimit, session.block);
     const journal = vm.evm.journal;
@@ -250,7 +283,7 @@ export class Simulator {
       const account = await session.simulation.state.getAccount(new Address(hexToBytes(senderOf(request))));
       const balance = account?.balance ?? 0n;
       const value = request.value ?? 0n;
-      if (value > balance) throw new InvalidInputError('insufficient funds for transfer');
+      if (value >= balance) throw new InvalidInputError('insufficient funds for transfer');
       const allowance = (balance - value) / feeCap;
       if (hi > allowance) hi = allowance;
     }
@@ -266,10 +299,10 @@ export class Simulator {
     const first = await this.#attempt(session, request, hi);
     if (first.error !== '') {
       if (first.error === 'revert') throw revertError(first.returnValue);
-      if (first.error === 'out of gas' || first.error === 'intrinsic gas too low') {
+      if (first.error === 'out of gas' || belowUpfrontGas(first.error)) {
         throw new InvalidInputError(`gas required exceeds allowance (${cap})`);
       }
-      throw new InvalidInputError(first.error);
+      throw new InvalidInputError(gethVmError(first.error));
     }
     const used = first.gasUsed;
     let lo = used - 1n;
@@ -308,7 +341,7 @@ export class Simulator {
     work: (session: Session) => Promise<T>,
   ): Promise<T> {
     const parent = await this.chain.stateBlockAt(await this.chain.resolveHeight(ref));
-    const simulation = this.#idle.pop() ?? (await SimulationVm.create(this.chain));
+    const simulation = await this.#pool.acquire();
     let reusable = true;
     simulation.startClock(this.settings.evmTimeoutMs);
     try {
@@ -329,12 +362,13 @@ export class Simulator {
       }
     } catch (error) {
       reusable = !(error instanceof SimulationTimeout) && !isVmFault(error);
+      if (error instanceof PrecheckError) throw new InvalidInputError(error.message);
       if (error instanceof SimulationTimeout) {
-        throw new InvalidInputError(`execution aborted (timeout = ${this.settings.evmTimeoutMs / 1000}s)`);
+        throw new InvalidInputError(`execution aborted (timeout = ${goDuration(this.settings.evmTimeoutMs)})`);
       }
       throw error;
     } finally {
-      if (reusable) this.#idle.push(simulation);
+      this.#pool.release(simulation, reusable);
     }
   }
 
@@ -349,7 +383,7 @@ export class Simulator {
     const tx = callTransaction(request, gasLimit, this.#txOptions);
     const intrinsic = tx.getIntrinsicGas();
     if (gasLimit < intrinsic) {
-      return { result: failedRun(gasLimit), error: 'intrinsic gas too low' };
+      return { result: failedRun(gasLimit), error: `${INTRINSIC_GAS_TOO_LOW}: have ${gasLimit}, want ${intrinsic}` };
     }
     await this.#checkFunds(simulation.state, request, gasLimit, block);
     if (!keepState) await simulation.state.checkpoint();
@@ -374,23 +408,26 @@ export class Simulator {
   /** geth's pre-execution checks, with geth's words: the fee cap against the base fee, then the funds. */
   async #checkFunds(state: MerkleStateManager, request: CallRequest, gasLimit: bigint, block: Block): Promise<void> {
     const { feeCap, tip } = pricesOf(request);
-    const sender = senderOf(request);
+    const sender = toChecksumAddress(senderOf(request));
     if (tip > feeCap && request.gasPrice === undefined) {
-      throw new InvalidInputError(
+      throw new PrecheckError(
         `max priority fee per gas higher than max fee per gas: address ${sender}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`,
+        gasLimit,
       );
     }
     const baseFee = block.header.baseFeePerGas ?? 0n;
     if (feeCap < baseFee) {
-      throw new InvalidInputError(
+      throw new PrecheckError(
         `max fee per gas less than block base fee: address ${sender}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`,
+        gasLimit,
       );
     }
     const balance = (await state.getAccount(new Address(hexToBytes(sender))))?.balance ?? 0n;
     const cost = gasLimit * feeCap + (request.value ?? 0n);
     if (balance < cost) {
-      throw new InvalidInputError(
+      throw new PrecheckError(
         `insufficient funds for gas * price + value: address ${sender} have ${balance} want ${cost}`,
+        gasLimit,
       );
     }
   }
@@ -416,9 +453,10 @@ export class Simulator {
 /** A failure inside the VM's own checks: reported with its message, and the VM is not reused. */
 class VmFault extends InvalidInputError {
   constructor(cause: unknown) {
-    // ethereumjs appends block and transaction details in parentheses; the reason comes first.
+    // ethereumjs appends VM, block and transaction details in parentheses; the reason comes first.
     super(
       String(cause instanceof Error ? cause.message : cause)
+        .split(' (vm hf=')[0]!
         .split(' (block')[0]!
         .split(' (tx')[0]!,
     );
@@ -438,7 +476,7 @@ function failedRun(gasLimit: bigint): RunTxResult {
 async function applyStateOverrides(state: MerkleStateManager, overrides: StateOverrides): Promise<void> {
   for (const [address, override] of overrides) {
     if (override.state !== undefined && override.stateDiff !== undefined) {
-      throw new InvalidInputError(`account ${address} has both 'state' and 'stateDiff'`);
+      throw new InvalidInputError(`account ${toChecksumAddress(address)} has both 'state' and 'stateDiff'`);
     }
     const at = new Address(hexToBytes(address));
     const account = (await state.getAccount(at)) ?? new Account();
@@ -451,4 +489,9 @@ async function applyStateOverrides(state: MerkleStateManager, overrides: StateOv
       await state.putStorage(at, hexToBytes(slot), setLengthLeft(hexToBytes(value), 32));
     }
   }
+}
+
+/** geth's eth_call wording of a check that failed before execution. */
+function callPrecheckError(message: string, gasLimit: bigint): InvalidInputError {
+  return new InvalidInputError(`err: ${message} (supplied gas ${gasLimit})`);
 }
