@@ -58,14 +58,14 @@ export function expectedNextBaseFee(baseFee: bigint, gasUsed: bigint, gasLimit: 
   return next;
 }
 
-/** Fields of a transaction to sign; chain ID and EIP-1559 fees default to the local chain and 2 gwei / 1 gwei. */
+/** Fields of a transaction to sign; chain ID and fees default to the local chain and 2 gwei (fee cap) / 1 gwei (tip). */
 export type TxFields = Omit<TransactionLike<string>, 'from' | 'hash' | 'signature'> & { nonce: number };
 
-/** Signs offline (the node has no eth_getTransactionCount yet). */
+/** Signs offline, with the nonce given. */
 export function sign(wallet: Wallet | HDNodeWallet, fields: TxFields): Promise<string> {
   const type = fields.type ?? 2;
   const fees =
-    type === 2
+    type === 2 || type === 4
       ? { maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI }
       : type === 0 || type === 1
         ? { gasPrice: 2n * GWEI }
@@ -154,6 +154,40 @@ export function withSignature(signed: string, replaced: { yParity?: bigint; r?: 
 /** The order of secp256k1. */
 export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
+/**
+ * One signed transaction of each type the chain takes, with consecutive nonces from `firstNonce`,
+ * each sending 1 wei to `to`: legacy (EIP-155), access list (`to` and one slot), dynamic fee, and
+ * set code with one authorization by `authority` (at nonce 0) delegating to `to`.
+ */
+export async function signEachType(
+  wallet: Wallet | HDNodeWallet,
+  firstNonce: number,
+  to: string,
+  authority: Wallet | HDNodeWallet,
+): Promise<string[]> {
+  const authorization = await authority.authorize({ address: to, nonce: 0, chainId: CHAIN_ID });
+  return Promise.all([
+    sign(wallet, { type: 0, nonce: firstNonce, to, value: 1n }),
+    sign(wallet, {
+      type: 1,
+      nonce: firstNonce + 1,
+      to,
+      value: 1n,
+      gasLimit: 30_000n,
+      accessList: [{ address: to, storageKeys: [`0x${'00'.repeat(31)}07`] }],
+    }),
+    sign(wallet, { type: 2, nonce: firstNonce + 2, to, value: 1n }),
+    sign(wallet, {
+      type: 4,
+      nonce: firstNonce + 3,
+      to,
+      value: 1n,
+      gasLimit: 100_000n,
+      authorizationList: [authorization],
+    }),
+  ]);
+}
+
 /** The JSON-RPC answer of eth_sendRawTransaction. */
 export async function sendRaw(url: string, raw: string): Promise<any> {
   return rpc(url, 'eth_sendRawTransaction', [raw]);
@@ -166,6 +200,18 @@ export async function submit(url: string, raw: string): Promise<string> {
   expectValidResult('eth_sendRawTransaction', answer.result);
   expect(answer.result).to.equal(Transaction.from(raw).hash);
   return answer.result as string;
+}
+
+/**
+ * Submits transactions of one sender with consecutive nonces so that one block mines them all: the
+ * later ones first (they wait in the pool for the gap), then the first, which makes all ready at
+ * once. Returns their hashes in nonce order.
+ */
+export async function submitTogether(url: string, raws: readonly string[]): Promise<string[]> {
+  const [first, ...rest] = raws;
+  const later = [];
+  for (const raw of rest) later.push(await submit(url, raw));
+  return [await submit(url, first!), ...later];
 }
 
 export async function balanceOf(url: string, address: string, block?: unknown): Promise<bigint> {

@@ -5,7 +5,7 @@ import { formatReceipt } from './receipt-json.js';
 import { formatTransaction } from './transaction-json.js';
 import type { Chain } from '../chain/chain.js';
 import type { TxLocation } from '../chain/chain-store.js';
-import { fastDecodeOptions } from '../chain/pool/raw-transaction.js';
+import { fastTxOptions } from '../chain/pool/raw-transaction.js';
 import type { BlockRecord } from '../chain/records.js';
 import type { BlockRef } from '../rpc/block-codecs.js';
 import { InvalidInputError } from '../errors/rpc-error.js';
@@ -24,7 +24,7 @@ export class ChainViews {
   readonly #decodeOptions: TxOptions;
 
   constructor(private readonly chain: Chain) {
-    this.#decodeOptions = fastDecodeOptions(chain.common);
+    this.#decodeOptions = fastTxOptions(chain.common);
   }
 
   /**
@@ -112,7 +112,13 @@ export class ChainViews {
     return formatTransaction(
       tx,
       { hash: block.transactions[index]!, from: receipt!.from },
-      { blockHash: block.hash, blockNumber: block.height, index, baseFee: BigInt(block.baseFeePerGas) },
+      {
+        blockHash: block.hash,
+        blockNumber: block.height,
+        blockTimestamp: block.timestamp,
+        index,
+        baseFee: BigInt(block.baseFeePerGas),
+      },
     );
   }
 }

@@ -8,6 +8,8 @@ const quantity = (value: bigint | number): PrefixedHexString => `0x${value.toStr
 export interface TransactionPlace {
   readonly blockHash: PrefixedHexString;
   readonly blockNumber: number;
+  /** The block's timestamp, in seconds. */
+  readonly blockTimestamp: PrefixedHexString;
   readonly index: number;
   readonly baseFee: bigint;
 }
@@ -33,7 +35,8 @@ function authorizationListJson(tx: TypedTransaction): Record<string, PrefixedHex
 }
 
 /**
- * A transaction in geth's `RPCTransaction` shape and field order. `gasPrice` of a fee-market
+ * A transaction in geth's `RPCTransaction` shape and field order (with geth 1.16's
+ * `blockTimestamp`, which the execution-apis schema requires). `gasPrice` of a fee-market
  * transaction is what it paid once mined, its fee cap while pending; a pool transaction has null
  * block fields.
  */
@@ -51,6 +54,7 @@ export function formatTransaction(
   return {
     blockHash: place?.blockHash ?? null,
     blockNumber: place === undefined ? null : quantity(place.blockNumber),
+    blockTimestamp: place?.blockTimestamp ?? null,
     from: identity.from,
     gas: quantity(tx.gasLimit),
     gasPrice: quantity(gasPrice),

@@ -1,5 +1,5 @@
 import { bytesToHex } from '@ethereumjs/util';
-import { address, blockRef, defineMethod, storageKey, type Chain } from '@evmnode/core';
+import { address, blockRef, decodeStorageKey, defineMethod, string, type Chain } from '@evmnode/core';
 
 const LATEST = { kind: 'tag', tag: 'latest' } as const;
 const quantity = (value: bigint): string => `0x${value.toString(16)}`;
@@ -19,9 +19,13 @@ export function accountMethods(chain: Chain) {
     }),
     defineMethod({
       name: 'eth_getStorageAt',
-      params: [address, storageKey, blockRef.optional(LATEST)],
-      handler: async ([who, slot, block]) =>
-        bytesToHex(await chain.storageAt(who, slot, await chain.resolveHeight(block))),
+      // The key is a JSON string decoded once the block is resolved, in geth's order: a bad block
+      // is reported before a bad key.
+      params: [address, string, blockRef.optional(LATEST)],
+      handler: async ([who, key, block]) => {
+        const height = await chain.resolveHeight(block);
+        return bytesToHex(await chain.storageAt(who, decodeStorageKey(key), height));
+      },
     }),
     defineMethod({
       name: 'eth_getAccountInfo',

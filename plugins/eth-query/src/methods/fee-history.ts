@@ -14,15 +14,25 @@ import {
 const MAX_PERCENTILES = 100;
 const quantity = (value: bigint | number): string => `0x${value.toString(16)}`;
 
-/** geth's `math.HexOrDecimal64`: a hex (0x) or decimal count, quoted or not. */
+const MAX_UINT64 = 0xffff_ffff_ffff_ffffn;
+
+/** geth's `math.ParseUint64`: empty is 0, else `0x` and hex digits or decimal digits, within 64 bits. */
+function parseUint64(text: string): bigint | undefined {
+  if (text === '') return 0n;
+  const hexDigits = /^0[xX]([0-9a-fA-F]+)$/.exec(text)?.[1];
+  const value = hexDigits !== undefined ? BigInt(`0x${hexDigits}`) : /^\d+$/.test(text) ? BigInt(text) : undefined;
+  return value !== undefined && value <= MAX_UINT64 ? value : undefined;
+}
+
+/**
+ * geth's `math.HexOrDecimal64`: it parses the raw JSON text (a string without its quotes), so any
+ * other JSON value (`true`, `1.5`, `-1`) fails with its own text.
+ */
 const hexOrDecimal64 = codec('math.HexOrDecimal64', (value): bigint => {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
-  if (typeof value !== 'string') throw new CodecError(jsonKind(value), 'math.HexOrDecimal64');
-  const parsed = /^0[xX][0-9a-fA-F]{1,16}$/.test(value) || /^\d{1,20}$/.test(value) ? BigInt(value) : undefined;
-  if (parsed === undefined || parsed > 0xffff_ffff_ffff_ffffn) {
-    throw new CodecError(`invalid hex or decimal integer ${JSON.stringify(value)}`);
-  }
-  return parsed;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const count = parseUint64(text);
+  if (count === undefined) throw new CodecError(`invalid hex or decimal integer ${JSON.stringify(text)}`);
+  return count;
 });
 
 /** A JSON number (Go `float64`). */
@@ -50,7 +60,7 @@ function checkPercentiles(percentiles: readonly number[]): void {
 export function feeHistoryMethod(chain: Chain, maxBlocks: number) {
   return defineMethod({
     name: 'eth_feeHistory',
-    params: [hexOrDecimal64, blockNumberOrTag, arrayOf(float64).optional([])],
+    params: [hexOrDecimal64, blockNumberOrTag, arrayOf(float64)],
     handler: async ([requested, newest, percentiles]) => {
       checkPercentiles(percentiles);
       const head = chain.head().height;

@@ -3,9 +3,12 @@ import {
   blockNumberOrTag,
   blockRef,
   blockRefOf,
+  codec,
+  CodecError,
   defineMethod,
   hash,
   InvalidInputError,
+  isCodecError,
   uint64,
   type Chain,
   type ChainViews,
@@ -13,6 +16,19 @@ import {
 
 const LATEST = { kind: 'tag', tag: 'latest' } as const;
 const quantity = (value: bigint): string => `0x${value.toString(16)}`;
+
+/**
+ * geth's `hexutil.Uint`, the type of a transaction index: read as a 64-bit quantity, with its own
+ * type name in errors (`... into Go value of type hexutil.Uint`).
+ */
+const uint = codec('hexutil.Uint', (value): bigint => {
+  try {
+    return uint64.decode(value);
+  } catch (error) {
+    if (isCodecError(error) && error.goType !== undefined) throw new CodecError(error.reason, 'hexutil.Uint');
+    throw error;
+  }
+});
 
 /** §4.2: transactions by hash or position, receipts, nonces and VM errors. */
 export function transactionMethods(chain: Chain, views: ChainViews) {
@@ -32,12 +48,12 @@ export function transactionMethods(chain: Chain, views: ChainViews) {
     defineMethod({ name: 'eth_getTransactionReceipt', params: [hash], handler: ([txHash]) => views.receipt(txHash) }),
     defineMethod({
       name: 'eth_getTransactionByBlockNumberAndIndex',
-      params: [blockNumberOrTag, uint64],
+      params: [blockNumberOrTag, uint],
       handler: ([number, index]) => views.transactionAt(blockRefOf(number), index),
     }),
     defineMethod({
       name: 'eth_getTransactionByBlockHashAndIndex',
-      params: [hash, uint64],
+      params: [hash, uint],
       handler: ([blockHash, index]) =>
         views.transactionAt({ kind: 'hash', hash: blockHash, requireCanonical: false }, index),
     }),
@@ -45,10 +61,7 @@ export function transactionMethods(chain: Chain, views: ChainViews) {
       name: 'eth_getTransactionCount',
       params: [address, blockRef.optional(LATEST)],
       handler: async ([who, block]) => {
-        if (block.kind === 'tag' && block.tag === 'pending') {
-          const { nonce } = await chain.accountAtHead(who);
-          return quantity(chain.pool.pendingNonce(who, nonce));
-        }
+        if (block.kind === 'tag' && block.tag === 'pending') return quantity(await chain.pendingNonce(who));
         const { nonce } = await chain.accountAt(who, await chain.resolveHeight(block));
         return quantity(nonce);
       },

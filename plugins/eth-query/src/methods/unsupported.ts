@@ -14,6 +14,11 @@ function unsupported(
   });
 }
 
+/** A `debug_` method: HTTP-only, as the whole namespace (decisions.md D2). */
+function unsupportedDebug(name: string, params: readonly ParamCodec<unknown>[]) {
+  return defineMethod({ ...unsupported(name, params), transports: ['http'] });
+}
+
 /**
  * Registered methods the chain does not support (interface.md §4.9, decisions.md D3): -32000,
  * not -32601. Each keeps geth's parameters, so a well-formed call gets the "not supported" answer.
@@ -23,9 +28,9 @@ export function unsupportedMethods() {
     unsupported('eth_syncing', []),
     unsupported('eth_blobBaseFee', [], 'blobs not supported on this chain'),
     unsupported('eth_newPendingTransactionFilter', [boolean.optional()]),
-    unsupported('debug_getRawHeader', [blockRef]),
-    unsupported('debug_getRawBlock', [blockRef]),
-    unsupported('debug_getRawReceipts', [blockRef]),
-    unsupported('debug_getRawTransaction', [hash]),
+    unsupportedDebug('debug_getRawHeader', [blockRef]),
+    unsupportedDebug('debug_getRawBlock', [blockRef]),
+    unsupportedDebug('debug_getRawReceipts', [blockRef]),
+    unsupportedDebug('debug_getRawTransaction', [hash]),
   ];
 }

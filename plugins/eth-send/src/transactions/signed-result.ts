@@ -4,7 +4,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { formatTransaction } from '@evmnode/core';
 
 /** Fields of a transaction in a block, which a transaction not sent has not. */
-const BLOCK_FIELDS = ['blockHash', 'blockNumber', 'transactionIndex'] as const;
+const BLOCK_FIELDS = ['blockHash', 'blockNumber', 'blockTimestamp', 'transactionIndex'] as const;
 
 /** What `eth_signTransaction` and `eth_fillTransaction` answer, as geth's `SignTransactionResult`. */
 export interface TransactionResult {
