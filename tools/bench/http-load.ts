@@ -13,6 +13,15 @@ export interface HttpLoadResult extends LoadResult {
   readonly firstProblem: string | undefined;
 }
 
+/** What one run gave before it is reduced to figures, so that several runs can be reduced as one. */
+export interface HttpSamples {
+  /** The round trip of every right answer. */
+  readonly latenciesMs: readonly number[];
+  readonly seconds: number;
+  readonly errors: number;
+  readonly firstProblem: string | undefined;
+}
+
 /** Posts `call` over keep-alive HTTP/1.1 with `connections` sockets, one request in flight on each. */
 export async function runHttpLoad(
   url: string,
@@ -20,6 +29,29 @@ export async function runHttpLoad(
   connections: number,
   seconds: number,
 ): Promise<HttpLoadResult> {
+  return summarize([await sampleHttpLoad(url, call, connections, seconds)]);
+}
+
+/** Runs taken one after another, reduced as if they were one run as long as all of them. */
+export function summarize(runs: readonly HttpSamples[]): HttpLoadResult {
+  const sum = (figure: (run: HttpSamples) => number): number => runs.reduce((total, run) => total + figure(run), 0);
+  return {
+    ...toLoadResult(
+      runs.flatMap((run) => run.latenciesMs),
+      sum((run) => run.seconds),
+      sum((run) => run.errors),
+    ),
+    firstProblem: runs.find((run) => run.firstProblem !== undefined)?.firstProblem,
+  };
+}
+
+/** `runHttpLoad` without the reduction: every latency is kept. */
+export async function sampleHttpLoad(
+  url: string,
+  call: PostedCall,
+  connections: number,
+  seconds: number,
+): Promise<HttpSamples> {
   // autocannon's own latency histogram has 1 ms resolution, too coarse for sub-ms answers, so the
   // per-response times (hrtime-based, fractional ms) are collected here instead.
   const latenciesMs: number[] = [];
@@ -50,5 +82,5 @@ export async function runHttpLoad(
   });
   // autocannon's `errors` are connection errors and timeouts, which reach no verifyBody.
   if (result.errors > 0) firstProblem ??= `${result.errors} connection errors or timeouts`;
-  return { ...toLoadResult(latenciesMs, result.duration, result.errors + result.mismatches), firstProblem };
+  return { latenciesMs, seconds: result.duration, errors: result.errors + result.mismatches, firstProblem };
 }

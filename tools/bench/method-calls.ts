@@ -21,6 +21,8 @@ export interface Fixture {
 export interface Ratio {
   readonly peer: string;
   readonly atLeast: number;
+  /** The peer's rate (calls/s) where the bench does not run it: measured separately on a 2-core machine. */
+  readonly knownRate?: number;
 }
 
 export interface MethodCase {
@@ -34,7 +36,7 @@ export interface MethodCase {
   build(fixture: Fixture, head: number): PostedCall;
 }
 
-export const BATCH_SIZE = 100;
+const BATCH_SIZE = 100;
 
 const erc20 = new Interface(testToken().abi);
 const QUANTITY = /^0x(0|[1-9a-f][0-9a-f]*)$/;
@@ -64,7 +66,8 @@ export const METHOD_CASES: readonly MethodCase[] = [
     blocksNeeded: 1,
     targets: [
       { peer: 'anvil', atLeast: 0.3 },
-      { peer: 'ganache', atLeast: 10 },
+      // ganache 7 (the last release) implements no fork after Shanghai, so it cannot run TestToken's Cancun code.
+      { peer: 'ganache', atLeast: 10, knownRate: 360 },
     ],
     build: ({ token, holder, holderTokens }) => {
       const balance = erc20.encodeFunctionResult('balanceOf', [holderTokens]);

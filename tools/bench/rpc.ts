@@ -86,7 +86,7 @@ function printTable(rows: readonly Row[]): void {
     String(row.errors),
   ]);
   console.log();
-  for (const line of formatTable(header, cells, 2)) console.log(line);
+  for (const line of formatTable(header, cells, 'llrrrr')) console.log(line);
   console.log();
 }
 

@@ -1,14 +1,10 @@
-/** Lines of a plain-text table: the first `textColumns` columns left-aligned, the figures after them right-aligned. */
-export function formatTable(
-  header: readonly string[],
-  rows: readonly (readonly string[])[],
-  textColumns: number,
-): string[] {
+/** Lines of a plain-text table; `align` has one letter per column: `l` pads text on the right, `r` on the left. */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[], align: string): string[] {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
   const line = (cells: readonly string[]): string =>
     cells
       .map((text, column) =>
-        column < textColumns ? text.padEnd(widths[column] ?? 0) : text.padStart(widths[column] ?? 0),
+        align[column] === 'r' ? text.padStart(widths[column] ?? 0) : text.padEnd(widths[column] ?? 0),
       )
       .join('  ')
       .trimEnd();

@@ -122,7 +122,8 @@ export class EvmNode {
     const registry = container.resolve<MethodRegistry>(InternalTokens.MethodRegistry);
     const hooks = container.resolve<RequestHooks>(CoreTokens.RequestHooks);
     if (metrics !== null) hooks.add(rpcMetricsHook(metrics, registry));
-    const host = new PluginHost({ container, registry, hooks, config, logger });
+    const { home, env } = options.sources;
+    const host = new PluginHost({ container, registry, hooks, config, logger, home, env });
 
     const http = core.evm.http_enabled ? container.resolve(HttpTransport) : undefined;
     const ws = core.evm.ws_enabled ? container.resolve(WsTransport) : undefined;

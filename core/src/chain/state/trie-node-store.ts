@@ -1,4 +1,5 @@
 import type { BatchDBOp, DB } from '@ethereumjs/util';
+import { LRUCache } from 'lru-cache';
 import { Bucket, bucketKey } from '../../storage/buckets.js';
 import type { KvStore, WriteBatch } from '../../storage/kv-store.js';
 
@@ -21,6 +22,13 @@ function valueBytes(value: Value): Uint8Array {
 const RECENT_BLOCKS = 4;
 
 /**
+ * Nodes read from the database that stay in memory. Nodes are addressed by their hash, so a
+ * cached one never goes stale; each is ~100-500 bytes, so this holds a few tens of MB at most.
+ * Simulated calls and reads at the head walk the same upper levels of the trie again and again.
+ */
+const READ_CACHE_NODES = 100_000;
+
+/**
  * The state trie's node store on the node's database. Writes made while a block executes stay in
  * memory (and are read back from there) until {@link moveInto} puts them into that block's write
  * batch, so that state changes commit atomically with the block. Nodes are only deleted by
@@ -30,6 +38,7 @@ export class TrieNodeStore implements DB<Key, Value> {
   #pending = new Map<string, Uint8Array | undefined>();
   /** Nodes the last blocks wrote, newest last. */
   readonly #recent: Map<string, Uint8Array | undefined>[] = [];
+  readonly #read = new LRUCache<string, Uint8Array>({ max: READ_CACHE_NODES });
 
   constructor(private readonly store: KvStore) {}
 
@@ -41,7 +50,11 @@ export class TrieNodeStore implements DB<Key, Value> {
       const recent = this.#recent[index]!;
       if (recent.has(hex)) return recent.get(hex);
     }
-    return this.store.get(bucketKey(Bucket.StateNode, bytes));
+    const cached = this.#read.get(hex);
+    if (cached !== undefined) return cached;
+    const stored = await this.store.get(bucketKey(Bucket.StateNode, bytes));
+    if (stored !== undefined) this.#read.set(hex, stored);
+    return stored;
   }
 
   put(key: Key, value: Value): Promise<void> {
@@ -90,8 +103,9 @@ export class TrieNodeStore implements DB<Key, Value> {
     this.#pending.clear();
   }
 
-  /** Forgets recent writes, when pruning may have deleted some of them. */
+  /** Forgets recent writes and reads, when pruning may have deleted some of them. */
   forgetRecent(): void {
     this.#recent.length = 0;
+    this.#read.clear();
   }
 }
