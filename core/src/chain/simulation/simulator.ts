@@ -10,6 +10,7 @@ import {
   type PrefixedHexString,
 } from '@ethereumjs/util';
 import { runTx, type RunTxResult } from '@ethereumjs/vm';
+import { LRUCache } from 'lru-cache';
 import { callTransaction, paysFees, pricesOf, senderOf } from './call-transaction.js';
 import { gethVmError, goDuration, PrecheckError, revertError } from './call-errors.js';
 import { SimulationPool } from './simulation-pool.js';
@@ -24,6 +25,16 @@ import type { BlockRef } from '../../rpc/block-codecs.js';
 import { InvalidInputError } from '../../errors/rpc-error.js';
 
 const TX_GAS = 21_000n;
+/** Answers of calls without overrides kept, across the last blocks. */
+const REMEMBERED_ANSWERS = 4_096;
+
+/** A call object as a cache key: bigints and bytes as hex. */
+function jsonReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return `0x${value.toString(16)}`;
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('hex');
+  return value;
+}
+
 /** VMs simulated calls share: two, so that one call waiting on storage does not hold up the rest. */
 const SIMULATION_VMS = 2;
 /** How a run below the intrinsic gas fails (geth's `core.ErrIntrinsicGas`); the estimate retries it with more gas. */
@@ -90,6 +101,7 @@ function vmErrorOf(result: RunTxResult): string {
  */
 export class Simulator {
   readonly #pool: SimulationPool;
+  readonly #answers = new LRUCache<string, Uint8Array | bigint>({ max: REMEMBERED_ANSWERS });
   readonly #txOptions: TxOptions;
   readonly #blockOptions: BlockOptions;
 
@@ -109,16 +121,20 @@ export class Simulator {
     overrides?: StateOverrides,
     blockOverrides?: BlockOverrides,
   ): Promise<Uint8Array> {
-    return this.#session(ref, overrides, blockOverrides, request, async (session) => {
-      const gas = this.#callGas(request);
-      const { returnValue, error } = await this.#attempt(session, request, gas).catch((failure: unknown) => {
-        throw failure instanceof PrecheckError ? callPrecheckError(failure.message, gas) : failure;
-      });
-      if (error === 'revert') throw revertError(returnValue);
-      if (belowUpfrontGas(error)) throw callPrecheckError(error, gas);
-      if (error !== '') throw new InvalidInputError(gethVmError(error));
-      return returnValue;
-    });
+    const parent = await this.#blockOf(ref);
+    const cacheable = overrides === undefined && blockOverrides === undefined;
+    return this.#remembered('call', parent, request, cacheable, () =>
+      this.#session(parent, overrides, blockOverrides, request, async (session) => {
+        const gas = this.#callGas(request);
+        const { returnValue, error } = await this.#attempt(session, request, gas).catch((failure: unknown) => {
+          throw failure instanceof PrecheckError ? callPrecheckError(failure.message, gas) : failure;
+        });
+        if (error === 'revert') throw revertError(returnValue);
+        if (belowUpfrontGas(error)) throw callPrecheckError(error, gas);
+        if (error !== '') throw new InvalidInputError(gethVmError(error));
+        return returnValue;
+      }),
+    );
   }
 
   /**
@@ -131,13 +147,17 @@ export class Simulator {
     overrides?: StateOverrides,
     precedingCalls: readonly CallRequest[] = [],
   ): Promise<bigint> {
-    return this.#session(ref, overrides, undefined, request, async (session) => {
-      for (const preceding of precedingCalls) await session.run(preceding, this.#callGas(preceding), true);
-      return this.#estimate(session, request).catch((failure: unknown) => {
-        if (!(failure instanceof PrecheckError)) throw failure;
-        throw new InvalidInputError(`failed with ${failure.gasLimit} gas: ${failure.message}`);
-      });
-    });
+    const parent = await this.#blockOf(ref);
+    const cacheable = overrides === undefined && precedingCalls.length === 0;
+    return this.#remembered('estimate', parent, request, cacheable, () =>
+      this.#session(parent, overrides, undefined, request, async (session) => {
+        for (const preceding of precedingCalls) await session.run(preceding, this.#callGas(preceding), true);
+        return this.#estimate(session, request).catch((failure: unknown) => {
+          if (!(failure instanceof PrecheckError)) throw failure;
+          throw new InvalidInputError(`failed with ${failure.gasLimit} gas: ${failure.message}`);
+        });
+      }),
+    );
   }
 
   /**
@@ -145,7 +165,7 @@ export class Simulator {
    * changing, as geth does. A VM error is part of the result, not an error.
    */
   async createAccessList(request: CallRequest, ref: BlockRef): Promise<AccessListResult> {
-    return this.#session(ref, undefined, undefined, request, async (session) => {
+    return this.#session(await this.#blockOf(ref), undefined, undefined, request, async (session) => {
       const excluded = this.#accessListExclusions(session, request);
       let list: AccessListEntry[] = [...(request.accessList ?? [])];
       for (;;) {
@@ -329,18 +349,43 @@ export class Simulator {
     return excluded;
   }
 
+  /** The block whose state a call reads: the state after it. */
+  async #blockOf(ref: BlockRef): Promise<BlockRecord> {
+    return this.chain.stateBlockAt(await this.chain.resolveHeight(ref));
+  }
+
+  /**
+   * The answer of a call without overrides, remembered per block: a block's state never changes,
+   * so the same call on it always answers the same (dapps ask for the same balances and
+   * allowances again and again within a block). Only successful answers are kept.
+   */
+  async #remembered<T extends Uint8Array | bigint>(
+    kind: string,
+    parent: BlockRecord,
+    request: CallRequest,
+    cacheable: boolean,
+    compute: () => Promise<T>,
+  ): Promise<T> {
+    if (!cacheable) return compute();
+    const key = `${kind}|${parent.hash}|${JSON.stringify(request, jsonReplacer)}`;
+    const known = this.#answers.get(key);
+    if (known !== undefined) return known as T;
+    const answer = await compute();
+    this.#answers.set(key, answer);
+    return answer;
+  }
+
   /**
    * Runs `work` on a VM at the state after `ref`'s block, with `overrides` applied, and reverts
    * everything afterwards. A VM whose run threw is not reused: its state may be mid-checkpoint.
    */
   async #session<T>(
-    ref: BlockRef,
+    parent: BlockRecord,
     overrides: StateOverrides | undefined,
     blockOverrides: BlockOverrides | undefined,
     request: CallRequest,
     work: (session: Session) => Promise<T>,
   ): Promise<T> {
-    const parent = await this.chain.stateBlockAt(await this.chain.resolveHeight(ref));
     const simulation = await this.#pool.acquire();
     let reusable = true;
     simulation.startClock(this.settings.evmTimeoutMs);
