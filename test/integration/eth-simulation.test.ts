@@ -214,6 +214,15 @@ describe('simulation: eth_call, eth_estimateGas, eth_estimateGasAfterCalls, eth_
       expect((await call([{ to: target, input: data, data: input('other') }])).error).to.deep.equal(mismatch);
       expect((await estimate([{ to: target, input: data, data: input('other') }])).error).to.deep.equal(mismatch);
     });
+
+    it('refuses a gas price together with fee-market fields, in geth words', async () => {
+      const both = { code: -32000, message: 'both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified' };
+      const request = { to: target, input: input('stored'), gasPrice: '0x3b9aca00', maxFeePerGas: '0x3b9aca00' };
+      expect((await call([request])).error).to.deep.equal(both);
+      expect(
+        (await estimate([{ ...request, maxFeePerGas: undefined, maxPriorityFeePerGas: '0x1' }])).error,
+      ).to.deep.equal(both);
+    });
   });
 
   describe('eth_call state overrides', () => {

@@ -177,7 +177,7 @@ describe('eth transactions: lookups, receipts, nonces and VM errors', function (
     it('eth_getVMError gives the VM error of a receipt, empty for a success, and an error without a receipt', async () => {
       const [deployment, revert, outOfGas] = failing.hashes;
       expect(await resultOf(call, 'eth_getVMError', [deployment])).to.equal('');
-      expect(await resultOf(call, 'eth_getVMError', [revert])).to.equal('revert');
+      expect(await resultOf(call, 'eth_getVMError', [revert])).to.equal('execution reverted');
       expect(await resultOf(call, 'eth_getVMError', [outOfGas])).to.equal('out of gas');
       expect(await errorOf(call, 'eth_getVMError', [UNKNOWN_HASH])).to.deep.equal({
         code: -32000,
@@ -188,7 +188,7 @@ describe('eth transactions: lookups, receipts, nonces and VM errors', function (
     it('eth_getTransactionErrorByHash gives the same, and an empty string for an unknown transaction', async () => {
       const [deployment, revert, outOfGas] = failing.hashes;
       expect(await resultOf(call, 'eth_getTransactionErrorByHash', [deployment])).to.equal('');
-      expect(await resultOf(call, 'eth_getTransactionErrorByHash', [revert])).to.equal('revert');
+      expect(await resultOf(call, 'eth_getTransactionErrorByHash', [revert])).to.equal('execution reverted');
       expect(await resultOf(call, 'eth_getTransactionErrorByHash', [outOfGas])).to.equal('out of gas');
       expect(await resultOf(call, 'eth_getTransactionErrorByHash', [UNKNOWN_HASH])).to.equal('');
     });
@@ -285,7 +285,7 @@ describe('eth transactions: lookups, receipts, nonces and VM errors', function (
     );
     expect(await resultOf(ws, 'eth_getTransactionCount', [typed.sender.address, typed.block.number])).to.equal('0x4');
     expect(await resultOf(ws, 'eth_getNonce', [typed.sender.address])).to.equal(4);
-    expect(await resultOf(ws, 'eth_getTransactionErrorByHash', [failing.hashes[1]])).to.equal('revert');
+    expect(await resultOf(ws, 'eth_getTransactionErrorByHash', [failing.hashes[1]])).to.equal('execution reverted');
     client.close();
   });
 });

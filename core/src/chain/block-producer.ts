@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Chain } from './chain.js';
 import { ChainParams } from './chain-params.js';
 import { createChainVM } from './evm/chain-vm.js';
+import { gethVmError } from './simulation/call-errors.js';
 import { fastBlockOptions } from './evm/evm-common.js';
 import { dataHashOf, type ConsensusHeader } from './consensus-header.js';
 import { associateSendersBeforeExecution } from './native/association.js';
@@ -67,7 +68,8 @@ function receiptOf(
       transactionIndex: place.index,
       transactionHash: pooled.hash,
     })),
-    vmError: result.execResult.exceptionError?.error ?? '',
+    // Stored in geth's words, which eth_getVMError and the trace methods serve.
+    vmError: gethVmError(result.execResult.exceptionError?.error ?? ''),
   };
 }
 

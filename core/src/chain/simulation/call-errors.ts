@@ -59,7 +59,7 @@ const GETH_VM_ERRORS: Readonly<Record<string, string>> = {
 
 /** An ethereumjs EVM error (`exceptionError.error`) as geth words it. */
 export function gethVmError(error: string): string {
-  return GETH_VM_ERRORS[error] ?? error;
+  return error === '' ? '' : (GETH_VM_ERRORS[error] ?? error);
 }
 
 /** Milliseconds as Go prints a `time.Duration` (`500ms`, `1s`, `1.5s`, `1m0s`), for geth's timeout message. */

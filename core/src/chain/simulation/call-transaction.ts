@@ -1,6 +1,7 @@
 import { createTx, TransactionType, type TxOptions, type TypedTransaction, type TypedTxData } from '@ethereumjs/tx';
 import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { CallRequest } from '../../rpc/call-codecs.js';
+import { InvalidInputError } from '../../errors/rpc-error.js';
 
 const ZERO_ADDRESS: PrefixedHexString = `0x${'00'.repeat(20)}`;
 const hex = (value: bigint): PrefixedHexString => `0x${value.toString(16)}`;
@@ -9,6 +10,16 @@ const hex = (value: bigint): PrefixedHexString => `0x${value.toString(16)}`;
 export function pricesOf(request: CallRequest): { readonly feeCap: bigint; readonly tip: bigint } {
   if (request.gasPrice !== undefined) return { feeCap: request.gasPrice, tip: request.gasPrice };
   return { feeCap: request.maxFeePerGas ?? 0n, tip: request.maxPriorityFeePerGas ?? 0n };
+}
+
+/** geth refuses a call object with both fee styles (`TransactionArgs.ToMessage`). */
+export function checkFeeStyle(request: CallRequest): void {
+  if (
+    request.gasPrice !== undefined &&
+    (request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined)
+  ) {
+    throw new InvalidInputError('both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified');
+  }
 }
 
 /** Whether the request names any fee: without one, the call runs with a zero base fee, as geth does. */

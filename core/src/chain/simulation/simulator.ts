@@ -11,7 +11,7 @@ import {
 } from '@ethereumjs/util';
 import { runTx, type RunTxResult } from '@ethereumjs/vm';
 import { LRUCache } from 'lru-cache';
-import { callTransaction, paysFees, pricesOf, senderOf } from './call-transaction.js';
+import { callTransaction, checkFeeStyle, paysFees, pricesOf, senderOf } from './call-transaction.js';
 import { gethVmError, goDuration, PrecheckError, revertError } from './call-errors.js';
 import { SimulationPool } from './simulation-pool.js';
 import { SimulationTimeout, type SimulationVm } from './simulation-vm.js';
@@ -121,7 +121,7 @@ export class Simulator {
     overrides?: StateOverrides,
     blockOverrides?: BlockOverrides,
   ): Promise<Uint8Array> {
-    const parent = await this.#blockOf(ref);
+    const parent = await this.#blockOf(ref, request);
     const cacheable = overrides === undefined && blockOverrides === undefined;
     return this.#remembered('call', parent, request, cacheable, () =>
       this.#session(parent, overrides, blockOverrides, request, async (session) => {
@@ -147,7 +147,7 @@ export class Simulator {
     overrides?: StateOverrides,
     precedingCalls: readonly CallRequest[] = [],
   ): Promise<bigint> {
-    const parent = await this.#blockOf(ref);
+    const parent = await this.#blockOf(ref, request);
     const cacheable = overrides === undefined && precedingCalls.length === 0;
     return this.#remembered('estimate', parent, request, cacheable, () =>
       this.#session(parent, overrides, undefined, request, async (session) => {
@@ -165,7 +165,7 @@ export class Simulator {
    * changing, as geth does. A VM error is part of the result, not an error.
    */
   async createAccessList(request: CallRequest, ref: BlockRef): Promise<AccessListResult> {
-    return this.#session(await this.#blockOf(ref), undefined, undefined, request, async (session) => {
+    return this.#session(await this.#blockOf(ref, request), undefined, undefined, request, async (session) => {
       const excluded = this.#accessListExclusions(session, request);
       let list: AccessListEntry[] = [...(request.accessList ?? [])];
       for (;;) {
@@ -349,8 +349,9 @@ export class Simulator {
     return excluded;
   }
 
-  /** The block whose state a call reads: the state after it. */
-  async #blockOf(ref: BlockRef): Promise<BlockRecord> {
+  /** The block whose state a call reads (the state after it), once the call's fee fields are checked. */
+  async #blockOf(ref: BlockRef, request: CallRequest): Promise<BlockRecord> {
+    checkFeeStyle(request);
     return this.chain.stateBlockAt(await this.chain.resolveHeight(ref));
   }
 
