@@ -493,6 +493,13 @@ describe('simulation: eth_call, eth_estimateGas, eth_estimateGasAfterCalls, eth_
       expect(receipt.status).to.equal('0x0');
       expect(list).to.deep.equal({ accessList: [], error: 'execution reverted', gasUsed: receipt.gasUsed });
     });
+
+    it('serves a sender with code, as geth does, leaving the sender out of the list', async () => {
+      const peek = input('peek', [neighbour]);
+      const list = await result('eth_createAccessList', [{ from: neighbour, to: target, input: peek }]);
+      expect(list).to.deep.equal({ accessList: [], gasUsed: list.gasUsed });
+      expect(Number(list.gasUsed)).to.be.greaterThan(21_000);
+    });
   });
 });
 

@@ -78,6 +78,8 @@ interface Attempt {
   /** Gas the transaction would use, refund deducted. */
   readonly gasUsed: bigint;
   readonly gasRefund: bigint;
+  /** What the run read and wrote, when asked for. */
+  readonly accessList?: readonly AccessListEntry[];
 }
 
 const bigMin = (a: bigint, b: bigint): bigint => (a < b ? a : b);
@@ -169,24 +171,14 @@ export class Simulator {
       const excluded = this.#accessListExclusions(session, request);
       let list: AccessListEntry[] = [...(request.accessList ?? [])];
       for (;;) {
-        const { result, error } = await session.run(
-          { ...request, accessList: list },
-          this.#callGas(request),
-          false,
-          true,
-        );
-        const next = (result.accessList ?? [])
-          .filter((entry) => !excluded.has(entry.address.toLowerCase()))
-          .map((entry) => ({
-            address: entry.address.toLowerCase() as PrefixedHexString,
-            storageKeys: entry.storageKeys,
-          }));
+        const {
+          accessList = [],
+          gasUsed,
+          error,
+        } = await this.#attempt(session, { ...request, accessList: list }, this.#callGas(request), true);
+        const next = accessList.filter((entry) => !excluded.has(entry.address));
         if (JSON.stringify(next) === JSON.stringify(list)) {
-          return {
-            accessList: next,
-            gasUsed: result.totalGasSpent,
-            ...(error === '' ? {} : { error: gethVmError(error) }),
-          };
+          return { accessList: next, gasUsed, ...(error === '' ? {} : { error: gethVmError(error) }) };
         }
         list = next;
       }
@@ -197,16 +189,24 @@ export class Simulator {
    * One run of `request` with `gasLimit` gas, as a bare message when it calls an existing address
    * without authorizations (five times cheaper), else as a whole transaction.
    */
-  async #attempt(session: Session, request: CallRequest, gasLimit: bigint): Promise<Attempt> {
+  async #attempt(session: Session, request: CallRequest, gasLimit: bigint, reportAccessList = false): Promise<Attempt> {
     if (request.to !== undefined && request.authorizationList === undefined) {
-      return this.#message(session, request, gasLimit);
+      return this.#message(session, request, gasLimit, reportAccessList);
     }
-    const { result, error } = await session.run(request, gasLimit);
+    const { result, error } = await session.run(request, gasLimit, false, reportAccessList);
     return {
       returnValue: result.execResult.returnValue,
       error,
       gasUsed: result.totalGasSpent,
       gasRefund: result.gasRefund,
+      ...(result.accessList === undefined
+        ? {}
+        : {
+            accessList: result.accessList.map((entry) => ({
+              address: entry.address.toLowerCase() as PrefixedHexString,
+              storageKeys: entry.storageKeys,
+            })),
+          }),
     };
   }
 
@@ -216,7 +216,12 @@ export class Simulator {
    * set. Nothing is charged or counted (nonce, fees), which eth_call never shows, and the run
    * costs a fifth of a whole transaction's.
    */
-  async #message(session: Session, request: CallRequest, gasLimit: bigint): Promise<Attempt> {
+  async #message(
+    session: Session,
+    request: CallRequest,
+    gasLimit: bigint,
+    reportAccessList: boolean,
+  ): Promise<Attempt> {
     const { vm, state } = session.simulation;
     const { intrinsic, floor } = this.#intrinsicGas(request);
     if (gasLimit < intrinsic || gasLimit < floor) {
@@ -229,6 +234,7 @@ export class Simulator {
     await this.#checkFunds(state, request, gasLimit, session.block);
     const journal = vm.evm.journal;
     await journal.cleanup();
+    if (reportAccessList) journal.startReportingAccessList();
     for (const precompile of vm.evm.precompiles.keys()) journal.addAlwaysWarmAddress(precompile);
     const caller = new Address(hexToBytes(senderOf(request)));
     const to = new Address(hexToBytes(request.to!));
@@ -261,7 +267,20 @@ export class Simulator {
       // EIP-3529: refunds are capped at a fifth of the gas spent; EIP-7623: calldata has a floor.
       const refund = error === '' ? bigMin(execResult.gasRefund ?? 0n, spent / 5n) : 0n;
       const gasUsed = bigMax(spent - refund, floor);
-      return { returnValue: execResult.returnValue, error, gasUsed, gasRefund: refund };
+      return {
+        returnValue: execResult.returnValue,
+        error,
+        gasUsed,
+        gasRefund: refund,
+        ...(journal.accessList === undefined
+          ? {}
+          : {
+              accessList: [...journal.accessList].map(([address, slots]) => ({
+                address: `0x${address}`,
+                storageKeys: [...slots].map((slot): PrefixedHexString => `0x${slot}`),
+              })),
+            }),
+      };
     } catch (error) {
       if (error instanceof SimulationTimeout) throw error;
       throw new VmFault(error);
