@@ -195,12 +195,17 @@ export class Chain {
    * most asked-for answers (balances, nonces, pool admission) then skip the state manager.
    */
   async accountAtHead(address: PrefixedHexString): Promise<AccountState> {
-    const known = this.#headAccounts.get(address);
+    const known = this.knownAccountAtHead(address);
     if (known !== undefined) return known;
     const head = this.#head;
     const account = await Chain.#readAccount(this.#headState, address);
     if (this.#head === head && this.#headAccounts.size < HEAD_ACCOUNTS_KEPT) this.#headAccounts.set(address, account);
     return account;
+  }
+
+  /** An account at the head when it was read since the head moved; lets a hot read answer at once. */
+  knownAccountAtHead(address: PrefixedHexString): AccountState | undefined {
+    return this.#headAccounts.get(address);
   }
 
   /** The `pending` nonce: the head's nonce plus the sender's ready pool transactions. */
