@@ -1,7 +1,6 @@
 import type { Dirent } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Wallet } from '@ethereumjs/wallet';
 import { StartupError } from '@evmnode/core';
 
 /** The folder of the node's keystores: `<home>/keyring`. */
@@ -36,6 +35,8 @@ export async function decryptKeystore(file: string, passphrase: string): Promise
   } catch (error) {
     throw new StartupError(`cannot read the keystore ${file}: ${(error as Error).message}`);
   }
+  // Loaded only when there is a keystore to decrypt: the package takes ~150 ms to import.
+  const { Wallet } = await import('@ethereumjs/wallet');
   try {
     // Not strict about letter case: ethers writes the `Crypto` member capitalised, and geth reads it so.
     return (await Wallet.fromV3(text, passphrase, true)).getPrivateKey();

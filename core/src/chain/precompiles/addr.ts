@@ -3,17 +3,7 @@ import { EVMError, type CustomPrecompile, type ExecResult, type PrecompileInput 
 import { Address, bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import {
-  decodeAbiParameters,
-  decodeFunctionData,
-  encodeErrorResult,
-  encodeFunctionResult,
-  getAddress,
-  parseAbi,
-  parseAbiParameters,
-  toFunctionSelector,
-  type Hex,
-} from 'viem';
+import type { Hex } from 'viem';
 import type { CurrentMessage } from './current-message.js';
 import { ChainParams } from '../chain-params.js';
 import { decodeNativeAddress, encodeNativeAddress, NativeAddressError } from '../native/addresses.js';
@@ -26,25 +16,41 @@ import {
   type AddressPair,
 } from '../native/association.js';
 
-/** The `addr` precompile's interface, with the reference chain's names (decisions.md D5). */
-const addrAbi = parseAbi([
-  'function getSeiAddr(address addr) view returns (string response)',
-  'function getEvmAddr(string addr) view returns (address response)',
-  'function associate(string v, string r, string s, string customMessage) returns (string seiAddr, address evmAddr)',
-  'function associatePubKey(string pubKeyHex) returns (string seiAddr, address evmAddr)',
-]);
-type AddrFunction = (typeof addrAbi)[number]['name'];
+type AddrFunction = 'getSeiAddr' | 'getEvmAddr' | 'associate' | 'associatePubKey';
 
-const functionBySelector = new Map<Hex, AddrFunction>(addrAbi.map((item) => [toFunctionSelector(item), item.name]));
+/** The `addr` precompile's functions by selector (decisions.md D5). */
+const functionBySelector = new Map<string, AddrFunction>([
+  ['0x0c3c20ed', 'getSeiAddr'],
+  ['0x1778e539', 'getEvmAddr'],
+  ['0x8941d0e3', 'associate'],
+  ['0x1494082b', 'associatePubKey'],
+]);
 
 /**
- * `associate`'s arguments with the message read as bytes, which are ABI-encoded like a string:
- * the signature is over the message's exact bytes, which need not be UTF-8.
+ * The ABI codec, loaded on the precompile's first call: viem takes about a third of a second to
+ * import, which the node's start-up would otherwise pay.
  */
-const associateArguments = parseAbiParameters('string v, string r, string s, bytes customMessage');
-
-/** Solidity's `Error(string)`: revert data that clients show as `execution reverted: <reason>`. */
-const solidityError = parseAbi(['error Error(string reason)']);
+async function loadAbi() {
+  const viem = await import('viem');
+  return {
+    ...viem,
+    addrAbi: viem.parseAbi([
+      'function getSeiAddr(address addr) view returns (string response)',
+      'function getEvmAddr(string addr) view returns (address response)',
+      'function associate(string v, string r, string s, string customMessage) returns (string seiAddr, address evmAddr)',
+      'function associatePubKey(string pubKeyHex) returns (string seiAddr, address evmAddr)',
+    ]),
+    /**
+     * `associate`'s arguments with the message read as bytes, which are ABI-encoded like a
+     * string: the signature is over the message's exact bytes, which need not be UTF-8.
+     */
+    associateArguments: viem.parseAbiParameters('string v, string r, string s, bytes customMessage'),
+    /** Solidity's `Error(string)`: revert data that clients show as `execution reverted: <reason>`. */
+    solidityError: viem.parseAbi(['error Error(string reason)']),
+  };
+}
+type Abi = Awaited<ReturnType<typeof loadAbi>>;
+let abiLoading: Promise<Abi> | undefined;
 
 /**
  * Gas, as the reference chain charges it: a lookup costs a store read, 1,000 plus 3 per byte of
@@ -75,6 +81,7 @@ class AddrRevert extends Error {}
 
 /** What a call to the precompile runs with. */
 interface AddrCall {
+  readonly abi: Abi;
   readonly state: StateManagerInterface;
   readonly isStatic: boolean;
   readonly value: bigint;
@@ -93,7 +100,7 @@ export function addrPrecompile(currentMessage: CurrentMessage): CustomPrecompile
 
 async function runAddr(input: PrecompileInput, currentMessage: CurrentMessage): Promise<ExecResult> {
   const data = bytesToHex(input.data);
-  const name = input.data.length < 4 ? undefined : functionBySelector.get(data.slice(0, 10) as Hex);
+  const name = input.data.length < 4 ? undefined : functionBySelector.get(data.slice(0, 10));
   const gas = gasOf(name, input.data);
   if (input.gasLimit < gas) {
     return {
@@ -103,14 +110,17 @@ async function runAddr(input: PrecompileInput, currentMessage: CurrentMessage): 
     };
   }
   const message = currentMessage.get();
-  const call: AddrCall = { state: input._EVM.stateManager, isStatic: message.isStatic, value: message.value };
+  const abi = await (abiLoading ??= loadAbi());
+  const call: AddrCall = { abi, state: input._EVM.stateManager, isStatic: message.isStatic, value: message.value };
   try {
     return { executionGasUsed: gas, returnValue: hexToBytes(await execute(name, data, call)) };
   } catch (error) {
     if (!(error instanceof AddrRevert)) throw error;
     return {
       executionGasUsed: gas,
-      returnValue: hexToBytes(encodeErrorResult({ abi: solidityError, errorName: 'Error', args: [error.message] })),
+      returnValue: hexToBytes(
+        abi.encodeErrorResult({ abi: abi.solidityError, errorName: 'Error', args: [error.message] }),
+      ),
       exceptionError: new EVMError(EVMError.errorMessages.REVERT),
     };
   }
@@ -122,7 +132,7 @@ async function execute(name: AddrFunction | undefined, data: Hex, call: AddrCall
       data.length < 10 ? 'input too short to extract method ID' : `no method with id: ${data.slice(0, 10)}`,
     );
   }
-  const decoded = decodeCalldata(() => decodeFunctionData({ abi: addrAbi, data }));
+  const decoded = decodeCalldata(() => call.abi.decodeFunctionData({ abi: call.abi.addrAbi, data }));
   switch (decoded.functionName) {
     case 'getSeiAddr':
       return getSeiAddr(call, decoded.args[0]);
@@ -146,8 +156,12 @@ function decodeCalldata<T>(decode: () => T): T {
 async function getSeiAddr(call: AddrCall, evmAddress: Hex): Promise<Hex> {
   requireNoValue(call);
   const native = await associatedNativeAddress(call.state, hexToBytes(evmAddress));
-  if (native === undefined) throw new AddrRevert(`EVM address ${getAddress(evmAddress)} is not associated`);
-  return encodeFunctionResult({ abi: addrAbi, functionName: 'getSeiAddr', result: encodeNativeAddress(native) });
+  if (native === undefined) throw new AddrRevert(`EVM address ${call.abi.getAddress(evmAddress)} is not associated`);
+  return call.abi.encodeFunctionResult({
+    abi: call.abi.addrAbi,
+    functionName: 'getSeiAddr',
+    result: encodeNativeAddress(native),
+  });
 }
 
 async function getEvmAddr(call: AddrCall, nativeAddress: string): Promise<Hex> {
@@ -163,14 +177,14 @@ async function getEvmAddr(call: AddrCall, nativeAddress: string): Promise<Hex> {
   if (evm === undefined) {
     throw new AddrRevert(`${ChainParams.bech32Prefix} address ${nativeAddress} is not associated`);
   }
-  return encodeFunctionResult({ abi: addrAbi, functionName: 'getEvmAddr', result: bytesToHex(evm) });
+  return call.abi.encodeFunctionResult({ abi: call.abi.addrAbi, functionName: 'getEvmAddr', result: bytesToHex(evm) });
 }
 
 /** Associates the key that signed keccak256(customMessage); v is the recovery id (0 or 1). */
 async function associate(call: AddrCall, data: Hex): Promise<Hex> {
   requireNotStatic(call, 'cannot call associate precompile from staticcall');
   requireNoValue(call);
-  const [v, r, s, customMessage] = decodeAbiParameters(associateArguments, `0x${data.slice(10)}`);
+  const [v, r, s, customMessage] = call.abi.decodeAbiParameters(call.abi.associateArguments, `0x${data.slice(10)}`);
   const signature = { r: signatureNumber(r), s: signatureNumber(s), v: signatureNumber(v) };
   const signer = recoverSigner(signature, keccak_256(hexToBytes(customMessage)));
   return associatePair(call, 'associate', addressPairOf(signer));
@@ -199,12 +213,12 @@ async function associatePair(
   pair: AddressPair,
 ): Promise<Hex> {
   const seiAddr = encodeNativeAddress(pair.native);
-  const evmAddr = getAddress(bytesToHex(pair.evm));
+  const evmAddr = call.abi.getAddress(bytesToHex(pair.evm));
   if ((await associatedEvmAddress(call.state, pair.native)) !== undefined) {
     throw new AddrRevert(`address ${seiAddr} is already associated with evm address ${evmAddr}`);
   }
   await recordAssociation(call.state, pair);
-  return encodeFunctionResult({ abi: addrAbi, functionName, result: [seiAddr, evmAddr] });
+  return call.abi.encodeFunctionResult({ abi: call.abi.addrAbi, functionName, result: [seiAddr, evmAddr] });
 }
 
 function requireNotStatic(call: AddrCall, reason: string): void {
