@@ -28,13 +28,6 @@ const TX_GAS = 21_000n;
 /** Answers of calls without overrides kept, across the last blocks. */
 const REMEMBERED_ANSWERS = 4_096;
 
-/** A call object as a cache key: bigints and bytes as hex. */
-function jsonReplacer(_key: string, value: unknown): unknown {
-  if (typeof value === 'bigint') return `0x${value.toString(16)}`;
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('hex');
-  return value;
-}
-
 /** VMs simulated calls share: two, so that one call waiting on storage does not hold up the rest. */
 const SIMULATION_VMS = 2;
 /** How a run below the intrinsic gas fails (geth's `core.ErrIntrinsicGas`); the estimate retries it with more gas. */
@@ -80,6 +73,13 @@ interface Attempt {
   readonly gasRefund: bigint;
   /** What the run read and wrote, when asked for. */
   readonly accessList?: readonly AccessListEntry[];
+}
+
+/** A call object as a cache key: bigints and bytes as hex. */
+function jsonReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return `0x${value.toString(16)}`;
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('hex');
+  return value;
 }
 
 const bigMin = (a: bigint, b: bigint): bigint => (a < b ? a : b);
