@@ -196,6 +196,16 @@ describe('HTTP transport', () => {
       expect(text).to.include('evmnode_process_cpu_user_seconds_total');
     });
 
+    it('starts without metrics when [metrics] enabled = false, and /metrics is not found', async () => {
+      const bare = await startTestNode({ config: { metrics: { enabled: false } } });
+      try {
+        expect((await fetch(`${bare.url}/metrics`)).status).to.equal(404);
+        expect(await rpc(bare.url, 'net_version')).to.deep.include({ result: '713714' });
+      } finally {
+        await bare.stop();
+      }
+    });
+
     it('allows any origin by default and answers preflight requests', async () => {
       const response = await fetch(node.url, {
         method: 'POST',

@@ -85,7 +85,8 @@ export class EvmNode {
     container.register(CoreTokens.Config, { useValue: core });
     container.register(CoreTokens.ChainInfo, { useValue: chainInfo });
     container.register(CoreTokens.Logger, { useValue: logger });
-    container.register(CoreTokens.Metrics, { useValue: metrics });
+    // A factory, not a value: tsyringe takes a null value for a missing registration.
+    container.register(CoreTokens.Metrics, { useFactory: () => metrics });
     container.register(CoreTokens.RequestHooks, { useValue: new RequestHooks() });
     container.registerSingleton(InternalTokens.MethodRegistry, MethodRegistry);
     container.registerSingleton(InternalTokens.Dispatcher, Dispatcher);
