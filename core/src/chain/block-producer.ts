@@ -13,7 +13,14 @@ import { dataHashOf, type ConsensusHeader } from './consensus-header.js';
 import { associateSendersBeforeExecution } from './native/association.js';
 import { nativeTxHash, wrapEvmTransaction } from './native-tx.js';
 import { effectiveTip, type PooledTransaction } from './pool/pooled-transaction.js';
-import { blockRecordOf, blockSizeOf, receiptsRootOf, type CommittedBlock, type ReceiptRecord } from './records.js';
+import {
+  blockRecordOf,
+  blockSizeOf,
+  receiptsRootOf,
+  type CommittedBlock,
+  type ReceiptRecord,
+  type ReceiptResult,
+} from './records.js';
 import { HEAD_STATE_CACHES, stateManagerAt } from './state/world-state.js';
 import { uint64BE } from '../storage/buckets.js';
 
@@ -29,6 +36,8 @@ interface Executed {
   readonly raw: Uint8Array;
   readonly receipt: ReceiptRecord;
   readonly tip: bigint;
+  /** What the block's results commitment covers. */
+  readonly result: ReceiptResult;
 }
 
 /** What executing a block's candidates left behind. */
@@ -187,7 +196,7 @@ export class BlockProducer {
           prevRandao: bytesToHex(prevRandao),
           stateRoot: bytesToHex(stateRoot),
           logsBloom: bytesToHex(execution.bloom.bitvector),
-          receiptsRoot: receiptsRootOf(executed.map(({ receipt }) => receipt)),
+          receiptsRoot: receiptsRootOf(executed.map(({ result }) => result)),
           size: blockSizeOf(executed.map(({ raw }) => raw)),
           transactions: executed.map(({ receipt }) => receipt.transactionHash),
           // Sorted by tip: the input of fee-history reward percentiles.
@@ -273,7 +282,12 @@ export class BlockProducer {
           baseFee,
         });
         logIndex += receipt.logs.length;
-        execution.executed.push({ raw: pooled.raw, receipt, tip: effectiveTip(pooled.tx, baseFee) });
+        execution.executed.push({
+          raw: pooled.raw,
+          receipt,
+          tip: effectiveTip(pooled.tx, baseFee),
+          result: { status: receipt.status, gasUsed: result.totalGasSpent, bloom: result.bloom.bitvector },
+        });
       }
       await this.live.commit();
     } catch (error) {

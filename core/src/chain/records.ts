@@ -1,4 +1,4 @@
-import { bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft, type PrefixedHexString } from '@ethereumjs/util';
+import { bigIntToBytes, bytesToHex, setLengthLeft, type PrefixedHexString } from '@ethereumjs/util';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { consensusHeaderHash, type ConsensusHeader } from './consensus-header.js';
 
@@ -137,13 +137,20 @@ export function blockSizeOf(rawTransactions: readonly Uint8Array[]): number {
   return rawTransactions.reduce((total, raw) => total + raw.length, HEADER_SIZE);
 }
 
+/** What a block's results commitment covers of each receipt. */
+export interface ReceiptResult {
+  readonly status: 0 | 1;
+  readonly gasUsed: bigint;
+  readonly bloom: Uint8Array;
+}
+
 /** The results commitment of {@link BlockRecord.receiptsRoot}. */
-export function receiptsRootOf(receipts: readonly ReceiptRecord[]): PrefixedHexString {
+export function receiptsRootOf(results: readonly ReceiptResult[]): PrefixedHexString {
   const hash = sha256.create();
-  for (const receipt of receipts) {
-    hash.update(Uint8Array.of(receipt.status));
-    hash.update(setLengthLeft(bigIntToBytes(BigInt(receipt.gasUsed)), 8));
-    hash.update(hexToBytes(receipt.logsBloom));
+  for (const result of results) {
+    hash.update(Uint8Array.of(result.status));
+    hash.update(setLengthLeft(bigIntToBytes(result.gasUsed), 8));
+    hash.update(result.bloom);
   }
   return bytesToHex(hash.digest());
 }
