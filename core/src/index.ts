@@ -20,8 +20,8 @@ export type { Connection, ConnectionStateKey, RequestContext } from './rpc/reque
 export type { RequestHook } from './rpc/request-hooks.js';
 export { codec, CodecError, isCodecError, jsonKind } from './rpc/codec.js';
 export type { ParamCodec, RequiredCodec } from './rpc/codec.js';
-export { address, data, hash, quantity, uint64 } from './rpc/hex-codecs.js';
-export { blockNumberOrTag, blockRef, blockRefOf } from './rpc/block-codecs.js';
+export { address, data, hash, quantity, toQuantity, uint64 } from './rpc/hex-codecs.js';
+export { blockNumberOrTag, blockRef, blockRefOf, blockRefOfHash, LATEST_BLOCK } from './rpc/block-codecs.js';
 export type { BlockNumberOrTag, BlockRef, BlockTag } from './rpc/block-codecs.js';
 export { arrayOf, boolean, objectOf, string } from './rpc/structural-codecs.js';
 export { accessList, blockOverrides, callRequest, stateOverrides } from './rpc/call-codecs.js';

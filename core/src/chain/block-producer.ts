@@ -23,8 +23,7 @@ import {
 } from './records.js';
 import { HEAD_STATE_CACHES, stateManagerAt } from './state/world-state.js';
 import { uint64BE } from '../storage/buckets.js';
-
-const hex = (value: bigint | number): PrefixedHexString => `0x${value.toString(16)}`;
+import { toQuantity } from '../rpc/hex-codecs.js';
 
 export interface ProducerSettings {
   readonly blockTimeMs: number;
@@ -60,14 +59,14 @@ function receiptOf(
   return {
     transactionHash: pooled.hash,
     transactionIndex: place.index,
-    type: hex(pooled.tx.type),
+    type: toQuantity(pooled.tx.type),
     from: pooled.sender,
     to: pooled.tx.to?.toString() ?? null,
     contractAddress: result.createdAddress?.toString() ?? null,
     status: 'status' in result.receipt ? result.receipt.status : 1,
-    cumulativeGasUsed: hex(place.cumulativeGasUsed),
-    gasUsed: hex(result.totalGasSpent),
-    effectiveGasPrice: hex(place.baseFee + effectiveTip(pooled.tx, place.baseFee)),
+    cumulativeGasUsed: toQuantity(place.cumulativeGasUsed),
+    gasUsed: toQuantity(result.totalGasSpent),
+    effectiveGasPrice: toQuantity(place.baseFee + effectiveTip(pooled.tx, place.baseFee)),
     logsBloom: bytesToHex(result.bloom.bitvector),
     logs: result.receipt.logs.map(([address, topics, data], offset) => ({
       address: bytesToHex(address),
@@ -202,7 +201,7 @@ export class BlockProducer {
           // Sorted by tip: the input of fee-history reward percentiles.
           tips: [...executed]
             .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
-            .map(({ receipt, tip }) => [receipt.gasUsed, hex(tip)] as const),
+            .map(({ receipt, tip }) => [receipt.gasUsed, toQuantity(tip)] as const),
         }),
         receipts: executed.map(({ receipt }) => receipt),
         rawTransactions: executed.map(({ raw }) => raw),

@@ -1,6 +1,7 @@
 import { bigIntToBytes, bytesToHex, setLengthLeft, type PrefixedHexString } from '@ethereumjs/util';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { consensusHeaderHash, type ConsensusHeader } from './consensus-header.js';
+import { toQuantity } from '../rpc/hex-codecs.js';
 
 /** A committed block as stored: its consensus header and the EVM-facing fields, hex-encoded. */
 export interface BlockRecord {
@@ -86,21 +87,15 @@ export function consensusHeaderOf(block: BlockRecord): ConsensusHeader {
   };
 }
 
-/** The EVM-facing fields of a block, beside its consensus header. */
-export interface BlockEvmFields {
+/** The EVM-facing fields of a block, beside its consensus header; the gas fields as numbers. */
+export type BlockEvmFields = Pick<
+  BlockRecord,
+  'prevRandao' | 'stateRoot' | 'logsBloom' | 'receiptsRoot' | 'size' | 'transactions' | 'tips'
+> & {
   readonly gasLimit: bigint;
   readonly gasUsed: bigint;
   readonly baseFeePerGas: bigint;
-  readonly prevRandao: PrefixedHexString;
-  readonly stateRoot: PrefixedHexString;
-  readonly logsBloom: PrefixedHexString;
-  readonly receiptsRoot: PrefixedHexString;
-  readonly size: number;
-  readonly transactions: readonly PrefixedHexString[];
-  readonly tips: BlockRecord['tips'];
-}
-
-const hex = (value: bigint): PrefixedHexString => `0x${value.toString(16)}`;
+};
 
 /** The stored record of a block: its hash (of the consensus header), the header, and its EVM fields. */
 export function blockRecordOf(header: ConsensusHeader, evm: BlockEvmFields): BlockRecord {
@@ -108,17 +103,17 @@ export function blockRecordOf(header: ConsensusHeader, evm: BlockEvmFields): Blo
     hash: consensusHeaderHash(header),
     height: Number(header.height),
     header: {
-      chainId: hex(header.chainId),
-      timeMs: hex(header.timeMs),
+      chainId: toQuantity(header.chainId),
+      timeMs: toQuantity(header.timeMs),
       parentHash: header.parentHash,
       dataHash: header.dataHash,
       appHash: header.appHash,
       proposer: header.proposer,
     },
-    timestamp: hex(header.timeMs / 1000n),
-    gasLimit: hex(evm.gasLimit),
-    gasUsed: hex(evm.gasUsed),
-    baseFeePerGas: hex(evm.baseFeePerGas),
+    timestamp: toQuantity(header.timeMs / 1000n),
+    gasLimit: toQuantity(evm.gasLimit),
+    gasUsed: toQuantity(evm.gasUsed),
+    baseFeePerGas: toQuantity(evm.baseFeePerGas),
     prevRandao: evm.prevRandao,
     stateRoot: evm.stateRoot,
     logsBloom: evm.logsBloom,

@@ -85,3 +85,11 @@ function decodeBlockRef(value: unknown): BlockRef {
 
 /** BLOCKNUMBER or DATA: a number, a tag, a 32-byte block hash, or an EIP-1898 object. */
 export const blockRef = codec('rpc.BlockNumberOrHash', decodeBlockRef);
+
+/** The default block of reads: the last committed one. */
+export const LATEST_BLOCK: BlockRef = { kind: 'tag', tag: 'latest' };
+
+/** The reference to a block by its hash alone. */
+export function blockRefOfHash(blockHash: `0x${string}`): BlockRef {
+  return { kind: 'hash', hash: blockHash, requireCanonical: false };
+}

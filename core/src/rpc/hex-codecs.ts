@@ -97,3 +97,8 @@ export const address = fixedHexCodec('common.Address', 20);
 
 /** DATA, 32 bytes (geth's `common.Hash`), as lower-case 0x hex. */
 export const hash = fixedHexCodec('common.Hash', 32);
+
+/** A number as a QUANTITY: 0x-prefixed hex without leading zeros. */
+export function toQuantity(value: bigint | number): `0x${string}` {
+  return `0x${value.toString(16)}`;
+}

@@ -1,7 +1,6 @@
 import type { PrefixedHexString } from '@ethereumjs/util';
 import type { BlockRecord } from '../chain/records.js';
-
-const quantity = (value: number): PrefixedHexString => `0x${value.toString(16)}`;
+import { toQuantity } from '../rpc/hex-codecs.js';
 
 /** keccak256(RLP([])): the uncle hash of a block without uncles. */
 const EMPTY_UNCLES_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
@@ -28,11 +27,11 @@ export function formatBlock(
     miner: block.header.proposer,
     mixHash: ZERO_HASH,
     nonce: '0x0000000000000000',
-    number: quantity(block.height),
+    number: toQuantity(block.height),
     parentHash: block.header.parentHash,
     receiptsRoot: block.receiptsRoot,
     sha3Uncles: EMPTY_UNCLES_HASH,
-    size: quantity(block.size),
+    size: toQuantity(block.size),
     stateRoot: block.stateRoot,
     timestamp: block.timestamp,
     ...(fullTransactions ? { totalDifficulty: '0x0' } : {}),

@@ -1,10 +1,9 @@
 import type { BlockRecord, ReceiptRecord } from '../chain/records.js';
-
-const hex = (value: number): string => `0x${value.toString(16)}`;
+import { toQuantity } from '../rpc/hex-codecs.js';
 
 /** A stored receipt in geth's JSON shape: `contractAddress` only on creations, `to` absent on them. */
 export function formatReceipt(receipt: ReceiptRecord, block: BlockRecord): Record<string, unknown> {
-  const blockNumber = hex(block.height);
+  const blockNumber = toQuantity(block.height);
   return {
     blockHash: block.hash,
     blockNumber,
@@ -19,16 +18,16 @@ export function formatReceipt(receipt: ReceiptRecord, block: BlockRecord): Recor
       data: log.data,
       blockNumber,
       transactionHash: log.transactionHash,
-      transactionIndex: hex(log.transactionIndex),
+      transactionIndex: toQuantity(log.transactionIndex),
       blockHash: block.hash,
-      logIndex: hex(log.logIndex),
+      logIndex: toQuantity(log.logIndex),
       removed: false,
     })),
     logsBloom: receipt.logsBloom,
-    status: hex(receipt.status),
+    status: toQuantity(receipt.status),
     ...(receipt.to === null ? {} : { to: receipt.to }),
     transactionHash: receipt.transactionHash,
-    transactionIndex: hex(receipt.transactionIndex),
+    transactionIndex: toQuantity(receipt.transactionIndex),
     type: receipt.type,
   };
 }

@@ -1,8 +1,7 @@
 import { Capability, TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import { bytesToBigInt, bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import { effectiveTip } from '../chain/pool/pooled-transaction.js';
-
-const quantity = (value: bigint | number): PrefixedHexString => `0x${value.toString(16)}`;
+import { toQuantity } from '../rpc/hex-codecs.js';
 
 /** Where a committed transaction is; absent for a pool transaction. */
 export interface TransactionPlace {
@@ -25,12 +24,12 @@ function accessListJson(tx: TypedTransaction): { address: PrefixedHexString; sto
 function authorizationListJson(tx: TypedTransaction): Record<string, PrefixedHexString>[] {
   if (!('authorizationList' in tx)) return [];
   return tx.authorizationList.map(([chainId, address, nonce, yParity, r, s]) => ({
-    chainId: quantity(bytesToBigInt(chainId)),
+    chainId: toQuantity(bytesToBigInt(chainId)),
     address: bytesToHex(address),
-    nonce: quantity(bytesToBigInt(nonce)),
-    yParity: quantity(bytesToBigInt(yParity)),
-    r: quantity(bytesToBigInt(r)),
-    s: quantity(bytesToBigInt(s)),
+    nonce: toQuantity(bytesToBigInt(nonce)),
+    yParity: toQuantity(bytesToBigInt(yParity)),
+    r: toQuantity(bytesToBigInt(r)),
+    s: toQuantity(bytesToBigInt(s)),
   }));
 }
 
@@ -53,27 +52,27 @@ export function formatTransaction(
   const protectedLegacy = !typed && v >= 35n;
   return {
     blockHash: place?.blockHash ?? null,
-    blockNumber: place === undefined ? null : quantity(place.blockNumber),
+    blockNumber: place === undefined ? null : toQuantity(place.blockNumber),
     blockTimestamp: place?.blockTimestamp ?? null,
     from: identity.from,
-    gas: quantity(tx.gasLimit),
-    gasPrice: quantity(gasPrice),
+    gas: toQuantity(tx.gasLimit),
+    gasPrice: toQuantity(gasPrice),
     ...(feeMarket && 'maxPriorityFeePerGas' in tx
-      ? { maxFeePerGas: quantity(tx.maxFeePerGas), maxPriorityFeePerGas: quantity(tx.maxPriorityFeePerGas) }
+      ? { maxFeePerGas: toQuantity(tx.maxFeePerGas), maxPriorityFeePerGas: toQuantity(tx.maxPriorityFeePerGas) }
       : {}),
     hash: identity.hash,
     input: bytesToHex(tx.data),
-    nonce: quantity(tx.nonce),
+    nonce: toQuantity(tx.nonce),
     to: tx.to?.toString() ?? null,
-    transactionIndex: place === undefined ? null : quantity(place.index),
-    value: quantity(tx.value),
-    type: quantity(tx.type),
-    ...(typed ? { accessList: accessListJson(tx), chainId: quantity(tx.common.chainId()) } : {}),
-    ...(protectedLegacy ? { chainId: quantity((v - 35n) / 2n) } : {}),
+    transactionIndex: place === undefined ? null : toQuantity(place.index),
+    value: toQuantity(tx.value),
+    type: toQuantity(tx.type),
+    ...(typed ? { accessList: accessListJson(tx), chainId: toQuantity(tx.common.chainId()) } : {}),
+    ...(protectedLegacy ? { chainId: toQuantity((v - 35n) / 2n) } : {}),
     ...(tx.type === TransactionType.EOACodeEIP7702 ? { authorizationList: authorizationListJson(tx) } : {}),
-    v: quantity(v),
-    r: quantity(tx.r ?? 0n),
-    s: quantity(tx.s ?? 0n),
-    ...(typed ? { yParity: quantity(v) } : {}),
+    v: toQuantity(v),
+    r: toQuantity(tx.r ?? 0n),
+    s: toQuantity(tx.s ?? 0n),
+    ...(typed ? { yParity: toQuantity(v) } : {}),
   };
 }

@@ -2,9 +2,9 @@ import { createTx, TransactionType, type TxOptions, type TypedTransaction, type 
 import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { CallRequest } from '../../rpc/call-codecs.js';
 import { InvalidInputError } from '../../errors/rpc-error.js';
+import { toQuantity } from '../../rpc/hex-codecs.js';
 
 const ZERO_ADDRESS: PrefixedHexString = `0x${'00'.repeat(20)}`;
-const hex = (value: bigint): PrefixedHexString => `0x${value.toString(16)}`;
 
 /** What a simulated call pays per gas; zero when the request names no price (geth's NoBaseFee). */
 export function pricesOf(request: CallRequest): { readonly feeCap: bigint; readonly tip: bigint } {
@@ -67,12 +67,12 @@ export function callTransaction(request: CallRequest, gasLimit: bigint, options:
     ...(type === TransactionType.EOACodeEIP7702
       ? {
           authorizationList: (request.authorizationList ?? []).map((entry) => ({
-            chainId: hex(entry.chainId),
+            chainId: toQuantity(entry.chainId),
             address: entry.address,
-            nonce: hex(entry.nonce),
-            yParity: hex(entry.yParity),
-            r: hex(entry.r),
-            s: hex(entry.s),
+            nonce: toQuantity(entry.nonce),
+            yParity: toQuantity(entry.yParity),
+            r: toQuantity(entry.r),
+            s: toQuantity(entry.s),
           })),
         }
       : {}),

@@ -1,4 +1,13 @@
-import { blockNumberOrTag, blockRef, blockRefOf, boolean, defineMethod, hash, type ChainViews } from '@evmnode/core';
+import {
+  blockNumberOrTag,
+  blockRef,
+  blockRefOf,
+  blockRefOfHash,
+  boolean,
+  defineMethod,
+  hash,
+  type ChainViews,
+} from '@evmnode/core';
 
 const byNumber = blockNumberOrTag;
 
@@ -13,7 +22,7 @@ export function blockMethods(views: ChainViews) {
     defineMethod({
       name: 'eth_getBlockByHash',
       params: [hash, boolean],
-      handler: ([blockHash, full]) => views.block({ kind: 'hash', hash: blockHash, requireCanonical: false }, full),
+      handler: ([blockHash, full]) => views.block(blockRefOfHash(blockHash), full),
     }),
     defineMethod({
       name: 'eth_getBlockTransactionCountByNumber',
@@ -23,7 +32,7 @@ export function blockMethods(views: ChainViews) {
     defineMethod({
       name: 'eth_getBlockTransactionCountByHash',
       params: [hash],
-      handler: ([blockHash]) => views.transactionCount({ kind: 'hash', hash: blockHash, requireCanonical: false }),
+      handler: ([blockHash]) => views.transactionCount(blockRefOfHash(blockHash)),
     }),
     defineMethod({
       name: 'eth_getBlockReceipts',

@@ -7,12 +7,12 @@ import {
   InvalidInputError,
   jsonKind,
   rewardPercentiles,
+  toQuantity,
   type BlockRecord,
   type Chain,
 } from '@evmnode/core';
 
 const MAX_PERCENTILES = 100;
-const quantity = (value: bigint | number): string => `0x${value.toString(16)}`;
 
 const MAX_UINT64 = 0xffff_ffff_ffff_ffffn;
 
@@ -80,14 +80,14 @@ export function feeHistoryMethod(chain: Chain, maxBlocks: number) {
           ? chain.nextBaseFee()
           : BigInt((await chain.store.blockAt(newestHeight + 1))!.baseFeePerGas);
       return {
-        oldestBlock: quantity(oldest),
-        baseFeePerGas: [...blocks.map((block) => block.baseFeePerGas), quantity(nextBaseFee)],
+        oldestBlock: toQuantity(oldest),
+        baseFeePerGas: [...blocks.map((block) => block.baseFeePerGas), toQuantity(nextBaseFee)],
         gasUsedRatio: blocks.map(
           (block) => Math.round((Number(BigInt(block.gasUsed)) / Number(BigInt(block.gasLimit))) * 10_000) / 10_000,
         ),
         ...(percentiles.length === 0
           ? {}
-          : { reward: blocks.map((block) => rewardPercentiles(block, percentiles).map(quantity)) }),
+          : { reward: blocks.map((block) => rewardPercentiles(block, percentiles).map(toQuantity)) }),
       };
     },
   });

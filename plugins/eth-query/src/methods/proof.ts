@@ -5,12 +5,11 @@ import {
   decodeStorageKey,
   defineMethod,
   InvalidInputError,
+  LATEST_BLOCK,
   string,
   type Chain,
   type MethodDefinition,
 } from '@evmnode/core';
-
-const LATEST = { kind: 'tag', tag: 'latest' } as const;
 
 /** A stored word as the reference node writes it: hex without `0x`, empty for zero (zero slots are not stored). */
 function hexValue(value: Uint8Array): string {
@@ -26,7 +25,7 @@ export function proofMethod(chain: Chain, maxKeys: number): MethodDefinition {
   return defineMethod({
     name: 'eth_getProof',
     // Keys are JSON strings decoded in the handler, after the count check, as geth and the reference node do.
-    params: [address, arrayOf(string), blockRef.optional(LATEST)],
+    params: [address, arrayOf(string), blockRef.optional(LATEST_BLOCK)],
     handler: async ([who, keys, block]) => {
       if (keys.length > maxKeys) {
         throw new InvalidInputError(`too many storage keys: got ${keys.length}, max ${maxKeys}`);

@@ -5,14 +5,14 @@ import {
   callRequest,
   defineMethod,
   FailFastLimiter,
+  LATEST_BLOCK,
   stateOverrides,
+  toQuantity,
   type Simulator,
 } from '@evmnode/core';
 import { bytesToHex } from '@ethereumjs/util';
 
-const LATEST = { kind: 'tag', tag: 'latest' } as const;
 const PENDING = { kind: 'tag', tag: 'pending' } as const;
-const quantity = (value: bigint): string => `0x${value.toString(16)}`;
 
 /**
  * §4.7: `eth_call`, the estimates and `eth_createAccessList`, all behind one fail-fast limiter of
@@ -23,22 +23,22 @@ export function simulationMethods(simulator: Simulator, maxConcurrent: number) {
   return [
     defineMethod({
       name: 'eth_call',
-      params: [callRequest, blockRef.optional(LATEST), stateOverrides.optional(), blockOverrides.optional()],
+      params: [callRequest, blockRef.optional(LATEST_BLOCK), stateOverrides.optional(), blockOverrides.optional()],
       handler: ([call, block, overrides, blockFields]) =>
         limiter.run('eth_call', async () => bytesToHex(await simulator.call(call, block, overrides, blockFields))),
     }),
     defineMethod({
       name: 'eth_estimateGas',
-      params: [callRequest, blockRef.optional(LATEST), stateOverrides.optional()],
+      params: [callRequest, blockRef.optional(LATEST_BLOCK), stateOverrides.optional()],
       handler: ([call, block, overrides]) =>
-        limiter.run('eth_estimateGas', async () => quantity(await simulator.estimateGas(call, block, overrides))),
+        limiter.run('eth_estimateGas', async () => toQuantity(await simulator.estimateGas(call, block, overrides))),
     }),
     defineMethod({
       name: 'eth_estimateGasAfterCalls',
-      params: [callRequest, arrayOf(callRequest), blockRef.optional(LATEST), stateOverrides.optional()],
+      params: [callRequest, arrayOf(callRequest), blockRef.optional(LATEST_BLOCK), stateOverrides.optional()],
       handler: ([call, calls, block, overrides]) =>
         limiter.run('eth_estimateGasAfterCalls', async () =>
-          quantity(await simulator.estimateGas(call, block, overrides, calls)),
+          toQuantity(await simulator.estimateGas(call, block, overrides, calls)),
         ),
     }),
     defineMethod({
@@ -47,7 +47,7 @@ export function simulationMethods(simulator: Simulator, maxConcurrent: number) {
       handler: ([call, block]) =>
         limiter.run('eth_createAccessList', async () => {
           const { accessList, gasUsed, error } = await simulator.createAccessList(call, block);
-          return { accessList, ...(error === undefined ? {} : { error }), gasUsed: quantity(gasUsed) };
+          return { accessList, ...(error === undefined ? {} : { error }), gasUsed: toQuantity(gasUsed) };
         }),
     }),
   ];

@@ -3,19 +3,19 @@ import {
   blockNumberOrTag,
   blockRef,
   blockRefOf,
+  blockRefOfHash,
   codec,
   CodecError,
   defineMethod,
   hash,
   InvalidInputError,
   isCodecError,
+  LATEST_BLOCK,
+  toQuantity,
   uint64,
   type Chain,
   type ChainViews,
 } from '@evmnode/core';
-
-const LATEST = { kind: 'tag', tag: 'latest' } as const;
-const quantity = (value: bigint): string => `0x${value.toString(16)}`;
 
 /**
  * geth's `hexutil.Uint`, the type of a transaction index: read as a 64-bit quantity, with its own
@@ -54,16 +54,15 @@ export function transactionMethods(chain: Chain, views: ChainViews) {
     defineMethod({
       name: 'eth_getTransactionByBlockHashAndIndex',
       params: [hash, uint],
-      handler: ([blockHash, index]) =>
-        views.transactionAt({ kind: 'hash', hash: blockHash, requireCanonical: false }, index),
+      handler: ([blockHash, index]) => views.transactionAt(blockRefOfHash(blockHash), index),
     }),
     defineMethod({
       name: 'eth_getTransactionCount',
-      params: [address, blockRef.optional(LATEST)],
+      params: [address, blockRef.optional(LATEST_BLOCK)],
       handler: async ([who, block]) => {
-        if (block.kind === 'tag' && block.tag === 'pending') return quantity(await chain.pendingNonce(who));
+        if (block.kind === 'tag' && block.tag === 'pending') return toQuantity(await chain.pendingNonce(who));
         const { nonce } = await chain.accountAt(who, await chain.resolveHeight(block));
-        return quantity(nonce);
+        return toQuantity(nonce);
       },
     }),
     defineMethod({

@@ -1,8 +1,10 @@
 import { createTx, TransactionType, type TypedTransaction } from '@ethereumjs/tx';
 import {
   InvalidInputError,
+  LATEST_BLOCK,
   suggestedGasPrice,
   suggestedTip,
+  toQuantity,
   type CallRequest,
   type Chain,
   type Simulator,
@@ -32,13 +34,11 @@ type FeeFields =
     };
 
 export const ZERO_ADDRESS = `0x${'00'.repeat(20)}` as const;
-const LATEST = { kind: 'tag', tag: 'latest' } as const;
-const hex = (value: bigint): string => `0x${value.toString(16)}`;
 const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);
 
 function feeCapBelowTip(maxFeePerGas: bigint, maxPriorityFeePerGas: bigint): InvalidInputError {
   return new InvalidInputError(
-    `maxFeePerGas (${hex(maxFeePerGas)}) < maxPriorityFeePerGas (${hex(maxPriorityFeePerGas)})`,
+    `maxFeePerGas (${toQuantity(maxFeePerGas)}) < maxPriorityFeePerGas (${toQuantity(maxPriorityFeePerGas)})`,
   );
 }
 
@@ -113,7 +113,7 @@ export async function fillTransaction(
     ...(accessList === undefined ? {} : { accessList }),
   };
   const gasLimit =
-    request.gas ?? (await simulator.estimateGas({ from, value, input, ...destination, ...prices }, LATEST));
+    request.gas ?? (await simulator.estimateGas({ from, value, input, ...destination, ...prices }, LATEST_BLOCK));
   if (request.chainId !== undefined && request.chainId !== chain.chainId) {
     throw new InvalidInputError(`chainId does not match node's (have=${request.chainId}, want=${chain.chainId})`);
   }
