@@ -45,6 +45,10 @@ export interface CoreConfig {
     readonly create_empty_blocks: boolean;
     readonly proposer: string;
   };
+  readonly native: {
+    readonly chain_id: string;
+    readonly rpc_port: number;
+  };
   readonly mempool: {
     readonly size: number;
     readonly min_gas_price: number;
@@ -167,6 +171,18 @@ export const coreSchema = {
       doc: "The block proposer's address, shown as the block's miner (empty: derived from the chain ID).",
       format: String,
       default: '',
+    },
+  },
+  native: {
+    chain_id: {
+      doc: "Native (Cosmos) chain ID that native transactions are signed for; the network profile's unless set.",
+      format: String,
+      default: 'sei-chain',
+    },
+    rpc_port: {
+      doc: 'Port of the native gateway (Tendermint RPC subset) when the native-gateway plugin is loaded (0 picks a free port).',
+      format: 'port',
+      default: 26657,
     },
   },
   mempool: {

@@ -8,7 +8,11 @@ export type NetworkName = (typeof NETWORKS)[number];
  * and flags. Keys are dotted config paths.
  */
 export const NETWORK_PROFILES: Readonly<Record<NetworkName, Readonly<Record<string, unknown>>>> = {
-  local: { 'node.chain_id': 713714, 'mempool.min_gas_price': 1_000_000_000 },
-  testnet: { 'node.chain_id': 1328 },
-  mainnet: { 'node.chain_id': 1329 },
+  local: {
+    'node.chain_id': 713714,
+    'native.chain_id': 'sei-chain',
+    'mempool.min_gas_price': 1_000_000_000,
+  },
+  testnet: { 'node.chain_id': 1328, 'native.chain_id': 'atlantic-2' },
+  mainnet: { 'node.chain_id': 1329, 'native.chain_id': 'pacific-1' },
 };

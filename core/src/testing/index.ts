@@ -56,6 +56,7 @@ export async function startTestNode(options: TestNodeOptions = {}): Promise<Test
   const logs: Record<string, unknown>[] = [];
   const base: Record<string, unknown> = {
     evm: { http_port: 0, ws_port: 0, listen_address: '127.0.0.1' },
+    native: { rpc_port: 0 },
     logging: { level: 'info' },
     ...(options.plugins === undefined ? {} : { node: { plugins: [...options.plugins] } }),
   };
