@@ -54,7 +54,28 @@ export type { BlockRecord, CommittedBlock, LogRecord, ReceiptRecord } from './ch
 export type { BlockListener } from './chain/chain-events.js';
 export type { StorageProof, StorageProofOp } from './chain/state/state-proofs.js';
 export { ChainParams } from './chain/chain-params.js';
+export {
+  castNativeAddress,
+  decodeNativeAddress,
+  encodeNativeAddress,
+  evmAddressOfKey,
+  nativeAddressOfKey,
+  NativeAddressError,
+} from './chain/native/addresses.js';
+export { MsgAssociate, MsgRegisterPointer } from './chain/native/messages.js';
+export type { StringFieldsType } from './chain/native/messages.js';
+export { pointerAddressOf } from './chain/native/pointers.js';
 export type { AccessListResult, Simulator } from './chain/simulation/simulator.js';
+export type { NativeLayer } from './chain/native/native-layer.js';
+export type {
+  Coin,
+  DenomMetadata,
+  NativeAccount,
+  NativeCheckResult,
+  NativeEvent,
+  NativeTransfer,
+  NativeTxRecord,
+} from './chain/native/native-types.js';
 export { revertReason } from './chain/simulation/call-errors.js';
 export { isCongested, rewardPercentiles, suggestedGasPrice, suggestedTip } from './chain/fee-suggestions.js';
 export type { ChainViews } from './views/chain-views.js';

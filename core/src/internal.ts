@@ -32,3 +32,5 @@ export {
   nativeAddressOfKey,
   NativeAddressError,
 } from './chain/native/addresses.js';
+export { getSolidityString, putSolidityString } from './chain/native/solidity-storage.js';
+export { POINTER_RUNTIME_CODE } from './chain/native/pointer-code.js';

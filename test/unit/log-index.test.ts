@@ -28,6 +28,8 @@ function block(height: number, logs: LogRecord[]) {
     receipts: [receipt],
     rawTransactions: [Uint8Array.of(height)],
     nativeHashes: [new Uint8Array(32).fill(height)],
+    nativeTransactions: [],
+    syntheticTransactions: [],
   };
 }
 

@@ -113,7 +113,7 @@ describe('database', () => {
     );
     expect(isStartupError(error)).to.equal(true);
     expect((error as Error).message).to.equal(
-      'the database has schema version 7, but this evmnode reads version 1: start with a new --home, or run the evmnode release that wrote it.',
+      'the database has schema version 7, but this evmnode reads version 2: start with a new --home, or run the evmnode release that wrote it.',
     );
   });
 

@@ -11,6 +11,10 @@ import { gethVmError } from './simulation/call-errors.js';
 import { fastBlockOptions } from './evm/evm-common.js';
 import { dataHashOf, type ConsensusHeader } from './consensus-header.js';
 import { associateSendersBeforeExecution } from './native/association.js';
+import { NativeEffects } from './native/native-effects.js';
+import { deliver, type Delivered, type NativeRules } from './native/native-executor.js';
+import { nativeRecordsOf } from './native/native-records.js';
+import type { NativeTransaction } from './native/native-transaction.js';
 import { nativeTxHash, wrapEvmTransaction } from './native-tx.js';
 import { effectiveTip, type PooledTransaction } from './pool/pooled-transaction.js';
 import {
@@ -28,6 +32,14 @@ import { toQuantity } from '../rpc/hex-codecs.js';
 export interface ProducerSettings {
   readonly blockTimeMs: number;
   readonly createEmptyBlocks: boolean;
+  /** What native transactions are checked against when delivered. */
+  readonly nativeRules: Omit<NativeRules, 'denoms'>;
+}
+
+/** A native transaction a block delivered, with its result. */
+interface DeliveredNative {
+  readonly tx: NativeTransaction;
+  readonly result: Delivered;
 }
 
 /** What executing one transaction left behind. */
@@ -41,6 +53,11 @@ interface Executed {
 
 /** What executing a block's candidates left behind. */
 interface Execution {
+  readonly natives: DeliveredNative[];
+  /** Hashes of native transactions that failed their checks when delivered. */
+  readonly droppedNative: PrefixedHexString[];
+  /** Block gas the native transactions take (their gas limits, as Tendermint counts them). */
+  nativeGas: bigint;
   readonly executed: Executed[];
   /** Hashes of transactions that failed their checks when run. */
   readonly dropped: PrefixedHexString[];
@@ -98,12 +115,19 @@ export class BlockProducer {
     private readonly settings: ProducerSettings,
     private readonly logger: Logger,
     private readonly blockOptions = fastBlockOptions(chain.common),
+    private readonly nativeRules: NativeRules = { ...settings.nativeRules, denoms: chain.denoms },
   ) {}
 
   static async create(chain: Chain, settings: ProducerSettings, logger: Logger): Promise<BlockProducer> {
     const live = stateManagerAt(chain.nodes, chain.common, hexToBytes(chain.head().stateRoot), HEAD_STATE_CACHES);
-    const vm = await createChainVM({ common: chain.common, store: chain.store, stateManager: live });
-    associateSendersBeforeExecution(vm);
+    const vm = await createChainVM({
+      common: chain.common,
+      store: chain.store,
+      stateManager: live,
+      denoms: chain.denoms,
+      nativeEffects: new NativeEffects(),
+    });
+    associateSendersBeforeExecution(vm, chain.denoms);
     return new BlockProducer(chain, vm, live, settings, logger);
   }
 
@@ -148,7 +172,8 @@ export class BlockProducer {
     const gasLimit = BigInt(parent.gasLimit);
     const baseFee = this.chain.nextBaseFee();
     const candidates = this.chain.pool.ready(await this.#senderNonces(), baseFee);
-    if (candidates.length === 0 && !this.settings.createEmptyBlocks) return undefined;
+    const nativeCandidates = this.chain.nativePool.transactions();
+    if (candidates.length === 0 && nativeCandidates.length === 0 && !this.settings.createEmptyBlocks) return undefined;
 
     const height = parent.height + 1;
     const timeMs = BigInt(Math.max(Date.now(), Number(BigInt(parent.header.timeMs)) + 1));
@@ -172,18 +197,19 @@ export class BlockProducer {
     let executionEnd: number;
     let recordsEnd: number;
     try {
-      execution = await this.#execute(candidates, evmBlock, baseFee, gasLimit);
+      execution = await this.#execute(nativeCandidates, candidates, evmBlock, baseFee, gasLimit);
       const stateRoot = await this.live.getStateRoot();
       executionEnd = performance.now();
 
-      const { executed } = execution;
+      const { executed, natives } = execution;
       const nativeHashes = executed.map(({ raw }) => nativeTxHash(wrapEvmTransaction(raw)));
+      const { stored, synthetic, views } = nativeRecordsOf(natives, height);
       const header: ConsensusHeader = {
         chainId: this.chain.chainId,
         height: BigInt(height),
         timeMs,
         parentHash: parent.hash,
-        dataHash: dataHashOf(nativeHashes),
+        dataHash: dataHashOf([...natives.map(({ tx }) => tx.hash), ...nativeHashes]),
         appHash: parent.stateRoot,
         proposer: this.chain.proposer,
       };
@@ -202,10 +228,14 @@ export class BlockProducer {
           tips: [...executed]
             .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
             .map(({ receipt, tip }) => [receipt.gasUsed, toQuantity(tip)] as const),
+          nativeTransactions: stored.map(({ hash }) => hash),
+          synthetic: views,
         }),
         receipts: executed.map(({ receipt }) => receipt),
         rawTransactions: executed.map(({ raw }) => raw),
         nativeHashes,
+        nativeTransactions: stored,
+        syntheticTransactions: synthetic,
       };
       recordsEnd = performance.now();
       await this.chain.store.commit(committed, this.chain.nodes);
@@ -215,7 +245,7 @@ export class BlockProducer {
       await this.live.setStateRoot(hexToBytes(parent.stateRoot));
       throw error;
     }
-    await this.chain.applyCommitted(committed, execution.nextNonces, execution.dropped);
+    await this.chain.applyCommitted(committed, execution.nextNonces, execution.dropped, execution.droppedNative);
     this.logger.debug(
       {
         height,
@@ -231,17 +261,21 @@ export class BlockProducer {
   }
 
   /**
-   * Runs the candidates in order within one state checkpoint (one trie commit per block). A
-   * transaction that fails its checks now is dropped with no receipt, and its sender's later ones
-   * wait in the pool for the next block.
+   * Runs the native transactions in arrival order, then the EVM candidates in order, within one
+   * state checkpoint (one trie commit per block). A transaction that fails its checks now is
+   * dropped with no receipt; an EVM sender's later transactions wait in the pool for the next block.
    */
   async #execute(
+    nativeCandidates: readonly NativeTransaction[],
     candidates: readonly PooledTransaction[],
     evmBlock: Block,
     baseFee: bigint,
     gasLimit: bigint,
   ): Promise<Execution> {
     const execution: Execution = {
+      natives: [],
+      droppedNative: [],
+      nativeGas: 0n,
       executed: [],
       dropped: [],
       nextNonces: new Map(),
@@ -252,8 +286,17 @@ export class BlockProducer {
     let logIndex = 0;
     await this.live.checkpoint();
     try {
+      for (const tx of nativeCandidates) {
+        if (execution.nativeGas + tx.gasLimit > gasLimit) break;
+        const result = await deliver(this.live, tx, this.nativeRules);
+        if (result === undefined) execution.droppedNative.push(bytesToHex(tx.hash));
+        else {
+          execution.natives.push({ tx, result });
+          execution.nativeGas += tx.gasLimit;
+        }
+      }
       for (const pooled of candidates) {
-        if (execution.gasUsed + pooled.tx.gasLimit > gasLimit) break;
+        if (execution.nativeGas + execution.gasUsed + pooled.tx.gasLimit > gasLimit) break;
         if (halted.has(pooled.sender)) continue;
         let result: RunTxResult;
         try {

@@ -12,6 +12,8 @@ export const ChainParams = {
   maxDecreaseBasisPoints: 39n,
   /** Largest raw transaction the pool accepts (geth's txMaxSize). */
   maxTxBytes: 128 * 1024,
+  /** The native base denomination: 1 usei = 10^12 wei. */
+  baseDenom: 'usei',
   /** The human-readable part of native (bech32) addresses. */
   bech32Prefix: 'sei',
 } as const;

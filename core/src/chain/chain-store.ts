@@ -1,11 +1,22 @@
 import { bytesToHex, concatBytes, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
-import type { BlockRecord, CommittedBlock, LogRecord, ReceiptRecord } from './records.js';
+import type { Denoms } from './native/bank.js';
+import type { DenomMetadata } from './native/native-types.js';
+import type {
+  BlockRecord,
+  CommittedBlock,
+  LogRecord,
+  ReceiptRecord,
+  StoredNativeTx,
+  SyntheticTxRecord,
+} from './records.js';
 import type { TrieNodeStore } from './state/trie-node-store.js';
+import { ChainParams } from './chain-params.js';
 import { Bucket, bucketKey, uint64BE } from '../storage/buckets.js';
 import type { Database } from '../storage/database.js';
 import type { KvStore } from '../storage/kv-store.js';
 
 const HEAD_KEY = 'head';
+const DENOMS_KEY = 'denoms';
 
 function uint32BE(value: number): Uint8Array {
   const bytes = new Uint8Array(4);
@@ -86,6 +97,31 @@ export class ChainStore {
     return this.#store.get(bucketKey(Bucket.EvmToNative, hexToBytes(txHash)));
   }
 
+  /** A native (non-EVM) transaction's result, by its hash. */
+  async nativeTransaction(hash: Uint8Array): Promise<StoredNativeTx | undefined> {
+    return json<StoredNativeTx>(await this.#store.get(bucketKey(Bucket.NativeTx, hash)));
+  }
+
+  async syntheticTransaction(hash: PrefixedHexString): Promise<SyntheticTxRecord | undefined> {
+    return json<SyntheticTxRecord>(await this.#store.get(bucketKey(Bucket.Synthetic, hexToBytes(hash))));
+  }
+
+  /** The denominations genesis gave the chain; written once, before the genesis block. */
+  async denoms(): Promise<Denoms | undefined> {
+    const metadata = json<Record<string, DenomMetadata>>(
+      await this.#store.get(bucketKey(Bucket.ChainSettings, Buffer.from(DENOMS_KEY))),
+    );
+    return metadata === undefined
+      ? undefined
+      : { base: ChainParams.baseDenom, metadata: new Map(Object.entries(metadata)) };
+  }
+
+  async writeDenoms(denoms: Denoms): Promise<void> {
+    const batch = this.database.batch();
+    batch.put(bucketKey(Bucket.ChainSettings, Buffer.from(DENOMS_KEY)), jsonBytes(Object.fromEntries(denoms.metadata)));
+    await batch.write();
+  }
+
   /**
    * Positions of the logs an index holds between two heights (inclusive), in chain order. The
    * scan reads only index entries of matching logs, whatever the range.
@@ -111,7 +147,7 @@ export class ChainStore {
    * last entry moves the head: after a crash the node restarts at the last whole block.
    */
   async commit(committed: CommittedBlock, nodes: TrieNodeStore): Promise<void> {
-    const { block, receipts, rawTransactions, nativeHashes } = committed;
+    const { block, receipts, rawTransactions, nativeHashes, nativeTransactions, syntheticTransactions } = committed;
     const batch = this.database.batch();
     nodes.moveInto(batch);
     const height = block.height;
@@ -137,6 +173,11 @@ export class ChainStore {
         );
       }
     });
+    for (const native of nativeTransactions)
+      batch.put(bucketKey(Bucket.NativeTx, hexToBytes(native.hash)), jsonBytes(native));
+    for (const synthetic of syntheticTransactions) {
+      batch.put(bucketKey(Bucket.Synthetic, hexToBytes(synthetic.hash)), jsonBytes(synthetic));
+    }
     this.database.meta.put(batch, HEAD_KEY, BigInt(height));
     await batch.write();
     nodes.committed();

@@ -5,12 +5,15 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import type { Logger } from 'pino';
 import { nextBaseFee } from './base-fee.js';
 import { ChainEvents } from './chain-events.js';
+import { ChainParams } from './chain-params.js';
 import { ChainStore } from './chain-store.js';
 import { dataHashOf, type ConsensusHeader } from './consensus-header.js';
 import { evmCommon } from './evm/evm-common.js';
 import type { Genesis } from './genesis.js';
 import { decodeNativeAddress, encodeNativeAddress, NativeAddressError } from './native/addresses.js';
 import { associatedEvmAddress, associatedNativeAddress } from './native/association.js';
+import type { Denoms } from './native/bank.js';
+import { NativePool } from './native/native-pool.js';
 import { TxPool } from './pool/tx-pool.js';
 import { blockRecordOf, blockSizeOf, receiptsRootOf, type BlockRecord, type CommittedBlock } from './records.js';
 import { applyGenesisState, HEAD_STATE_CACHES, stateManagerAt } from './state/world-state.js';
@@ -47,6 +50,8 @@ export class Chain {
   readonly common: Common;
   readonly events: ChainEvents;
   readonly pool: TxPool;
+  /** Admitted native (non-EVM) transactions. */
+  readonly nativePool: NativePool;
   readonly proposer: PrefixedHexString;
   readonly #keepRecent: number;
   readonly #pruner: StatePruner | undefined;
@@ -61,6 +66,8 @@ export class Chain {
     readonly store: ChainStore,
     readonly nodes: TrieNodeStore,
     readonly chainId: bigint,
+    /** The chain's denominations, fixed by its genesis. */
+    readonly denoms: Denoms,
     head: BlockRecord,
     config: CoreConfig,
     private readonly logger: Logger,
@@ -83,6 +90,7 @@ export class Chain {
       },
       { size: config.mempool.size, minGasPrice: BigInt(config.mempool.min_gas_price) },
     );
+    this.nativePool = new NativePool(config.mempool.size);
   }
 
   /**
@@ -99,7 +107,10 @@ export class Chain {
         ? await Chain.#writeGenesis(store, nodes, genesis(), chainId)
         : await store.blockAt(headHeight);
     if (head === undefined) throw new StartupError(`the database has no block at its head height ${headHeight}`);
-    return new Chain(database, store, nodes, chainId, head, config, logger);
+    const denoms = await store.denoms();
+    if (denoms === undefined)
+      throw new StartupError('the database has no denominations: it was not written by this evmnode');
+    return new Chain(database, store, nodes, chainId, denoms, head, config, logger);
   }
 
   static async #writeGenesis(
@@ -113,7 +124,9 @@ export class Chain {
         `genesis chainId ${genesis.chainId} differs from [node] chain_id ${chainId}: make them equal`,
       );
     }
-    const stateRoot = await applyGenesisState(stateManagerAt(nodes, evmCommon(genesis.chainId)), genesis);
+    const denoms: Denoms = { base: ChainParams.baseDenom, metadata: genesis.denoms };
+    await store.writeDenoms(denoms);
+    const stateRoot = await applyGenesisState(stateManagerAt(nodes, evmCommon(genesis.chainId)), genesis, denoms);
     const header: ConsensusHeader = {
       chainId: genesis.chainId,
       height: 0n,
@@ -134,8 +147,13 @@ export class Chain {
       size: blockSizeOf([]),
       transactions: [],
       tips: [],
+      nativeTransactions: [],
+      synthetic: { ext: [], ext2: [] },
     });
-    await store.commit({ block, receipts: [], rawTransactions: [], nativeHashes: [] }, nodes);
+    await store.commit(
+      { block, receipts: [], rawTransactions: [], nativeHashes: [], nativeTransactions: [], syntheticTransactions: [] },
+      nodes,
+    );
     return block;
   }
 
@@ -314,17 +332,19 @@ export class Chain {
     else waiting.push(resolve);
   }
 
-  /** Called by the producer once a block is durable: moves the head, settles the pool, publishes the block. */
+  /** Called by the producer once a block is durable: moves the head, settles the pools, publishes the block. */
   async applyCommitted(
     committed: CommittedBlock,
     senders: ReadonlyMap<PrefixedHexString, bigint>,
     dropped: readonly PrefixedHexString[],
+    droppedNative: readonly PrefixedHexString[],
   ): Promise<void> {
     // One head state for the node's life: moving its root clears its caches without reallocating them.
     await this.#headState.setStateRoot(hexToBytes(committed.block.stateRoot));
     this.#headAccounts.clear();
     this.#head = committed.block;
     for (const [sender, nonce] of senders) this.pool.pruneBelow(sender, nonce);
+    this.nativePool.remove([...committed.block.nativeTransactions, ...droppedNative]);
     for (const hash of [...committed.block.transactions, ...dropped]) {
       for (const resolve of this.#waiters.get(hash) ?? []) resolve();
       this.#waiters.delete(hash);

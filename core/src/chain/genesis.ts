@@ -1,17 +1,26 @@
 import { readFileSync } from 'node:fs';
-import { isHexString, type PrefixedHexString } from '@ethereumjs/util';
+import { bytesToHex, hexToBytes, isHexString, type PrefixedHexString } from '@ethereumjs/util';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bech32 } from '@scure/base';
 import { ChainParams } from './chain-params.js';
 import { DEV_ACCOUNT_COUNT, devAccounts } from './dev-accounts.js';
+import { evmAddressOfKey } from './native/addresses.js';
+import { DENOM_PATTERN } from './native/coins.js';
+import type { DenomMetadata } from './native/native-types.js';
 import type { NetworkName } from '../config/profiles.js';
 import { StartupError } from '../node/startup-error.js';
 
 /** One account of the genesis state. */
 export interface GenesisAccount {
+  /** In wei: usei x 10^12 plus the wei remainder. */
   readonly balance: bigint;
   readonly nonce: bigint;
   readonly code?: Uint8Array;
   readonly storage: ReadonlyMap<PrefixedHexString, PrefixedHexString>;
+  /** Balances of denominations other than the base one, in their base units. */
+  readonly coins?: ReadonlyMap<string, bigint>;
+  /** The account's compressed secp256k1 key: its EVM and native addresses start associated. */
+  readonly pubKey?: Uint8Array;
 }
 
 /** The chain's starting point: identity, limits and the initial state. */
@@ -23,10 +32,17 @@ export interface Genesis {
   readonly baseFeePerGas: bigint;
   /** By lower-case 0x address. */
   readonly alloc: ReadonlyMap<PrefixedHexString, GenesisAccount>;
+  /** Denominations beside the base one, with the metadata their ERC20 pointers show. */
+  readonly denoms: ReadonlyMap<string, DenomMetadata>;
 }
 
 /** 10,000 native tokens (18 decimals in wei). */
 const DEV_BALANCE = 10_000n * 10n ** 18n;
+
+/** The local network's second denomination, and what each dev account holds of it. */
+const TEST_DENOM = 'utest';
+const TEST_DENOM_METADATA: DenomMetadata = { name: 'Test', symbol: 'TEST', decimals: 6 };
+const DEV_TEST_COINS = 1_000_000n;
 
 /** Built-in genesis time: fixed, so that a network's genesis block hash never changes. */
 const BUILT_IN_TIME_MS = BigInt(Date.UTC(2025, 0, 1));
@@ -34,9 +50,17 @@ const BUILT_IN_TIME_MS = BigInt(Date.UTC(2025, 0, 1));
 /** The built-in genesis of a network: on `local`, the ten dev accounts hold 10,000 tokens each. */
 export function builtInGenesis(network: NetworkName, chainId: bigint): Genesis {
   const alloc = new Map<PrefixedHexString, GenesisAccount>();
-  if (network === 'local') {
-    for (const { address } of devAccounts(DEV_ACCOUNT_COUNT))
-      alloc.set(address, { balance: DEV_BALANCE, nonce: 0n, storage: new Map() });
+  const local = network === 'local';
+  if (local) {
+    for (const { address, privateKey } of devAccounts(DEV_ACCOUNT_COUNT)) {
+      alloc.set(address, {
+        balance: DEV_BALANCE,
+        nonce: 0n,
+        storage: new Map(),
+        coins: new Map([[TEST_DENOM, DEV_TEST_COINS]]),
+        pubKey: secp256k1.getPublicKey(hexToBytes(privateKey), true),
+      });
+    }
   }
   return {
     chainId,
@@ -44,6 +68,7 @@ export function builtInGenesis(network: NetworkName, chainId: bigint): Genesis {
     gasLimit: ChainParams.blockGasLimit,
     baseFeePerGas: ChainParams.initialBaseFee,
     alloc,
+    denoms: local ? new Map([[TEST_DENOM, TEST_DENOM_METADATA]]) : new Map(),
   };
 }
 
@@ -56,8 +81,16 @@ export interface GenesisJson {
   baseFeePerGas?: number | string;
   alloc?: Record<
     string,
-    { balance?: number | string; nonce?: number | string; code?: string; storage?: Record<string, string> }
+    {
+      balance?: number | string;
+      nonce?: number | string;
+      code?: string;
+      storage?: Record<string, string>;
+      coins?: Record<string, number | string>;
+      pubKey?: string;
+    }
   >;
+  denoms?: Record<string, { name?: string; symbol?: string; decimals?: number }>;
 }
 
 /** Writes a genesis as `genesis.json`. */
@@ -69,6 +102,10 @@ export function genesisToJson(genesis: Genesis): GenesisJson {
       ...(account.nonce === 0n ? {} : { nonce: `0x${account.nonce.toString(16)}` }),
       ...(account.code === undefined ? {} : { code: `0x${Buffer.from(account.code).toString('hex')}` }),
       ...(account.storage.size === 0 ? {} : { storage: Object.fromEntries(account.storage) }),
+      ...(account.coins === undefined
+        ? {}
+        : { coins: Object.fromEntries([...account.coins].map(([denom, amount]) => [denom, amount.toString()])) }),
+      ...(account.pubKey === undefined ? {} : { pubKey: bytesToHex(account.pubKey) }),
     };
   }
   return {
@@ -77,6 +114,7 @@ export function genesisToJson(genesis: Genesis): GenesisJson {
     gasLimit: `0x${genesis.gasLimit.toString(16)}`,
     baseFeePerGas: `0x${genesis.baseFeePerGas.toString(16)}`,
     alloc,
+    denoms: Object.fromEntries(genesis.denoms),
   };
 }
 
@@ -147,11 +185,31 @@ export function readGenesisFile(file: string): Genesis {
     ) {
       throw new GenesisError(file, `${field}.code`, 'must be 0x hex bytecode');
     }
+    const coins = new Map<string, bigint>();
+    for (const [denom, amount] of Object.entries(account.coins ?? {})) {
+      if (json.denoms?.[denom] === undefined) {
+        throw new GenesisError(file, `${field}.coins.${denom}`, 'names a denomination that `denoms` does not list');
+      }
+      coins.set(denom, quantity(file, `${field}.coins.${denom}`, amount));
+    }
     alloc.set(address, {
       balance: quantity(file, `${field}.balance`, account.balance ?? 0),
       nonce: quantity(file, `${field}.nonce`, account.nonce ?? 0),
       ...(account.code === undefined ? {} : { code: Buffer.from(account.code.slice(2), 'hex') }),
       storage,
+      ...(coins.size === 0 ? {} : { coins }),
+      ...(account.pubKey === undefined ? {} : { pubKey: publicKey(file, `${field}.pubKey`, account.pubKey, address) }),
+    });
+  }
+  const denoms = new Map<string, DenomMetadata>();
+  for (const [denom, metadata] of Object.entries(json.denoms ?? {})) {
+    if (!DENOM_PATTERN.test(denom) || denom === ChainParams.baseDenom) {
+      throw new GenesisError(file, `denoms.${denom}`, 'is not a valid denomination other than the base one');
+    }
+    denoms.set(denom, {
+      name: metadata.name ?? denom,
+      symbol: metadata.symbol ?? denom.toUpperCase(),
+      decimals: metadata.decimals ?? 0,
     });
   }
   return {
@@ -164,5 +222,18 @@ export function readGenesisFile(file: string): Genesis {
       json.baseFeePerGas ?? `0x${ChainParams.initialBaseFee.toString(16)}`,
     ),
     alloc,
+    denoms,
   };
+}
+
+/** A compressed public key given as 0x hex, checked to be the key of the account it is given for. */
+function publicKey(file: string, field: string, text: string, address: PrefixedHexString): Uint8Array {
+  let key: Uint8Array;
+  try {
+    key = hexToBytes(text as PrefixedHexString);
+    if (bytesToHex(evmAddressOfKey(key)) === address && key.length === 33) return key;
+  } catch {
+    // Reported below.
+  }
+  throw new GenesisError(file, field, `must be the 33-byte compressed secp256k1 key of ${address}`);
 }

@@ -1,6 +1,8 @@
 import { bigIntToBytes, bytesToHex, setLengthLeft, type PrefixedHexString } from '@ethereumjs/util';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { consensusHeaderHash, type ConsensusHeader } from './consensus-header.js';
+import type { SyntheticKind } from './native/native-executor.js';
+import type { NativeEvent } from './native/native-types.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
 
 /** A committed block as stored: its consensus header and the EVM-facing fields, hex-encoded. */
@@ -34,6 +36,13 @@ export interface BlockRecord {
   readonly size: number;
   /** EVM transaction hashes, in block order. */
   readonly transactions: readonly PrefixedHexString[];
+  /** Hashes of the block's native (non-EVM) transactions; they run before its EVM transactions. */
+  readonly nativeTransactions: readonly PrefixedHexString[];
+  /**
+   * The synthetic transactions each legacy view shows before the EVM ones (decisions.md D5):
+   * `ext`, pointer transfers; `ext2`, bank sends and pointer transfers. `eth_` shows none.
+   */
+  readonly synthetic: { readonly ext: readonly PrefixedHexString[]; readonly ext2: readonly PrefixedHexString[] };
   /** (gas used, effective priority fee) of each transaction, sorted by fee: the input of fee-history percentiles. */
   readonly tips: readonly (readonly [PrefixedHexString, PrefixedHexString])[];
 }
@@ -66,12 +75,48 @@ export interface ReceiptRecord {
   readonly vmError: string;
 }
 
+/**
+ * A synthetic transaction as stored: the EVM-shaped view of a native effect (interface.md §2.6).
+ * A pointer transfer also has a receipt (type 0xffffffff, status 1) with its `Transfer` log.
+ */
+export interface SyntheticTxRecord {
+  readonly hash: PrefixedHexString;
+  readonly kind: SyntheticKind;
+  /** The native transaction it comes from. */
+  readonly nativeHash: PrefixedHexString;
+  readonly from: PrefixedHexString;
+  readonly to: PrefixedHexString;
+  readonly value: PrefixedHexString;
+  readonly input: PrefixedHexString;
+  /** Its pointer-transfer log, numbered in the `ext` view (synthetic logs come first). */
+  readonly logs: readonly LogRecord[];
+}
+
+/** A native transaction's stored result: {@link NativeTxRecord} with bytes as hex. */
+export interface StoredNativeTx {
+  readonly hash: PrefixedHexString;
+  readonly height: number;
+  readonly index: number;
+  readonly code: number;
+  readonly codespace: string;
+  readonly log: string;
+  readonly gasWanted: PrefixedHexString;
+  readonly gasUsed: PrefixedHexString;
+  readonly events: readonly NativeEvent[];
+  readonly tx: PrefixedHexString;
+  readonly data: PrefixedHexString;
+  /** Hashes of the synthetic transactions it yielded. */
+  readonly synthetic: readonly PrefixedHexString[];
+}
+
 /** Everything one block commits, as the event bus publishes it once durable. */
 export interface CommittedBlock {
   readonly block: BlockRecord;
   readonly receipts: readonly ReceiptRecord[];
   readonly rawTransactions: readonly Uint8Array[];
   readonly nativeHashes: readonly Uint8Array[];
+  readonly nativeTransactions: readonly StoredNativeTx[];
+  readonly syntheticTransactions: readonly SyntheticTxRecord[];
 }
 
 /** The consensus header of a stored block, with numbers as bigints. */
@@ -90,7 +135,15 @@ export function consensusHeaderOf(block: BlockRecord): ConsensusHeader {
 /** The EVM-facing fields of a block, beside its consensus header; the gas fields as numbers. */
 export type BlockEvmFields = Pick<
   BlockRecord,
-  'prevRandao' | 'stateRoot' | 'logsBloom' | 'receiptsRoot' | 'size' | 'transactions' | 'tips'
+  | 'prevRandao'
+  | 'stateRoot'
+  | 'logsBloom'
+  | 'receiptsRoot'
+  | 'size'
+  | 'transactions'
+  | 'tips'
+  | 'nativeTransactions'
+  | 'synthetic'
 > & {
   readonly gasLimit: bigint;
   readonly gasUsed: bigint;
@@ -121,6 +174,8 @@ export function blockRecordOf(header: ConsensusHeader, evm: BlockEvmFields): Blo
     size: evm.size,
     transactions: evm.transactions,
     tips: evm.tips,
+    nativeTransactions: evm.nativeTransactions,
+    synthetic: evm.synthetic,
   };
 }
 

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { defineToken } from '../di/service-token.js';
 import type { ChainInfo } from './chain-info.js';
 import type { Chain } from '../chain/chain.js';
+import type { NativeLayer } from '../chain/native/native-layer.js';
 import type { Simulator } from '../chain/simulation/simulator.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { ChainViews } from '../views/chain-views.js';
@@ -22,6 +23,8 @@ export const CoreTokens = {
   ChainViews: defineToken<ChainViews>('ChainViews'),
   /** Simulated calls on any block's state: `eth_call`, gas estimates, access lists. */
   Simulator: defineToken<Simulator>('Simulator'),
+  /** The native side: native transaction admission and results, native accounts and balances. */
+  NativeLayer: defineToken<NativeLayer>('NativeLayer'),
   /** The keys the node signs with: empty unless a plugin (`hosted-keys`) adds some. */
   KeyRing: defineToken<KeyRing>('KeyRing'),
   /** The node's key-value database. */

@@ -4,10 +4,13 @@ import type { ChainInfo } from './chain-info.js';
 import { CoreTokens } from './core-tokens.js';
 import { InternalTokens } from './internal-tokens.js';
 import type { ConfigSources } from '../config/config-sources.js';
+import type { CoreConfig } from '../config/core-schema.js';
 import { loadCoreConfig, loadNodeConfig, readConfigLayers, type NodeConfig } from '../config/load-config.js';
 import type { ConfigSchema } from '../config/schema-tree.js';
 import { BlockProducer } from '../chain/block-producer.js';
 import { Chain } from '../chain/chain.js';
+import type { NativeRules } from '../chain/native/native-executor.js';
+import { NativeLayer } from '../chain/native/native-layer.js';
 import { loadGenesis } from '../chain/genesis-source.js';
 import { Simulator } from '../chain/simulation/simulator.js';
 import { KeyRing } from '../keys/key-ring.js';
@@ -52,6 +55,11 @@ export async function resolveNodeSetup(sources: ConfigSources): Promise<Resolved
 }
 
 /** A running node: storage, plugins and transports, stopped in reverse order. */
+/** What native transactions are checked against: the native chain ID and the minimum gas price. */
+function nativeRulesOf(core: CoreConfig): Omit<NativeRules, 'denoms'> {
+  return { chainId: core.native.chain_id, minGasPrice: BigInt(core.mempool.min_gas_price) };
+}
+
 export class EvmNode {
   #stopping: Promise<void> | undefined;
 
@@ -105,6 +113,7 @@ export class EvmNode {
       const settings = {
         blockTimeMs: core.consensus.block_time,
         createEmptyBlocks: core.consensus.create_empty_blocks,
+        nativeRules: nativeRulesOf(core),
       };
       producer = await BlockProducer.create(chain, settings, logger.child({ module: 'producer' }));
     } catch (error) {
@@ -117,6 +126,9 @@ export class EvmNode {
         gasCap: BigInt(core.evm.simulation_gas_limit),
         evmTimeoutMs: core.evm.simulation_evm_timeout,
       }),
+    });
+    container.register(CoreTokens.NativeLayer, {
+      useValue: new NativeLayer(chain, nativeRulesOf(core)),
     });
     container.register(CoreTokens.KeyRing, { useValue: new KeyRing() });
     container.register(CoreTokens.ChainViews, { useValue: new ChainViews(chain) });

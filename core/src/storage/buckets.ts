@@ -27,6 +27,12 @@ export const Bucket = {
   LogByAddress: 0x0a,
   /** topic || position (1 byte) || height || block log index -> empty: logs by topic. */
   LogByTopic: 0x0b,
+  /** native transaction hash -> its stored result (JSON), for native transactions (not EVM wrappers). */
+  NativeTx: 0x0c,
+  /** synthetic transaction hash -> synthetic transaction record (JSON). */
+  Synthetic: 0x0d,
+  /** utf-8 name -> JSON: what genesis fixed for the chain's life, such as its denominations. */
+  ChainSettings: 0x0e,
 } as const;
 
 export type Bucket = (typeof Bucket)[keyof typeof Bucket];

@@ -25,6 +25,8 @@ export interface TestNode {
   readonly url: string;
   /** `ws://127.0.0.1:<port>` */
   readonly wsUrl: string;
+  /** `http://127.0.0.1:<port>` of the native gateway (plugin `native-gateway`), or '' when it does not run. */
+  readonly nativeUrl: string;
   /** Every log line the node wrote, parsed. */
   readonly logs: readonly Record<string, unknown>[];
   /** Stops the node and removes its temporary home. */
@@ -75,11 +77,14 @@ export async function startTestNode(options: TestNodeOptions = {}): Promise<Test
     if (options.home === undefined) rmSync(home, { recursive: true, force: true });
     throw error;
   }
+  // The gateway announces its bound port in its start line, written before EvmNode.start resolves.
+  const gateway = logs.find((line) => line.msg === 'native gateway listening');
   return {
     node,
     home,
     url: node.httpAddress === undefined ? '' : `http://127.0.0.1:${node.httpAddress.port}`,
     wsUrl: node.wsAddress === undefined ? '' : `ws://127.0.0.1:${node.wsAddress.port}`,
+    nativeUrl: gateway === undefined ? '' : `http://127.0.0.1:${String(gateway.port)}`,
     logs,
     async stop() {
       await node.stop();

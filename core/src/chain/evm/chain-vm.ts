@@ -5,6 +5,8 @@ import { createVM, type VM } from '@ethereumjs/vm';
 import { blockHashes } from './block-hashes.js';
 import type { ChainStore } from '../chain-store.js';
 import { CurrentMessage } from '../precompiles/current-message.js';
+import type { Denoms } from '../native/bank.js';
+import type { NativeEffects } from '../native/native-effects.js';
 import { chainPrecompiles } from '../precompiles/index.js';
 
 /** Opcodes added or replaced in one VM (EVMOpts' `customOpcodes`, which the package does not export by name). */
@@ -14,6 +16,9 @@ export interface ChainVmOptions {
   readonly common: Common;
   readonly store: ChainStore;
   readonly stateManager: MerkleStateManager;
+  readonly denoms: Denoms;
+  /** Where this VM's precompiles report native effects; read by whoever runs it. */
+  readonly nativeEffects: NativeEffects;
   /** Opcodes replaced for this VM only (the simulator's deadline check). */
   readonly customOpcodes?: CustomOpcodes;
 }
@@ -30,7 +35,12 @@ export async function createChainVM(options: ChainVmOptions): Promise<VM> {
     stateManager: options.stateManager,
     blockchain: blockHashes(options.store),
     evmOpts: {
-      customPrecompiles: chainPrecompiles({ store: options.store, currentMessage }),
+      customPrecompiles: chainPrecompiles({
+        store: options.store,
+        currentMessage,
+        denoms: options.denoms,
+        nativeEffects: options.nativeEffects,
+      }),
       ...(options.customOpcodes === undefined ? {} : { customOpcodes: options.customOpcodes }),
     },
   });

@@ -72,5 +72,10 @@ export function castNativeAddress(evmAddress: Uint8Array): string {
  * address keeps its last 20 bytes, a shorter one is left-padded, as the reference chain does.
  */
 export function castEvmAddress(nativeAddress: string): Uint8Array {
-  return setLengthLeft(decodeNativeAddress(nativeAddress).slice(-20), 20);
+  return castEvmAddressOf(decodeNativeAddress(nativeAddress));
+}
+
+/** {@link castEvmAddress} of native address bytes. */
+export function castEvmAddressOf(nativeAddress: Uint8Array): Uint8Array {
+  return setLengthLeft(nativeAddress.slice(-20), 20);
 }

@@ -1,23 +1,17 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address, concatBytes, hexToBytes, setLengthLeft, type PrefixedHexString } from '@ethereumjs/util';
+import { equalsBytes, hexToBytes, setLengthLeft, type PrefixedHexString } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import { keccak_256 } from '@noble/hashes/sha3.js';
-import { evmAddressOfKey, nativeAddressOfKey } from './addresses.js';
+import { castEvmAddressOf, evmAddressOfKey, nativeAddressOfKey } from './addresses.js';
+import { Auth } from './auth.js';
+import { Bank, type Denoms } from './bank.js';
+import { recordSlot, SystemAccount } from './system-account.js';
 
 /** The `addr` precompile's address (decisions.md D5). Its account holds the association records. */
 export const ADDR_PRECOMPILE_ADDRESS: PrefixedHexString = '0x0000000000000000000000000000000000001004';
 
-/**
- * The records are storage slots of the precompile's account, in the EVM state: they commit
- * atomically with the block that made them, exist at every height the state does, and roll back
- * with a reverted call like any other write.
- */
-const RECORDS_ACCOUNT = new Address(hexToBytes(ADDR_PRECOMPILE_ADDRESS));
-
-/** Slot key prefixes, one per direction; a slot holds the other address, left-padded. */
-const EVM_TO_NATIVE = 1;
-const NATIVE_TO_EVM = 2;
+/** Record kinds, one per direction; a record holds the other address. */
+const Records = { evmToNative: 1, nativeToEvm: 2 } as const;
 
 /** An EVM address and the native address of the same key, both as 20 bytes. */
 export interface AddressPair {
@@ -30,12 +24,12 @@ export function addressPairOf(publicKey: Uint8Array): AddressPair {
   return { evm: evmAddressOfKey(publicKey), native: nativeAddressOfKey(publicKey) };
 }
 
-function slotOf(direction: number, address: Uint8Array): Uint8Array {
-  return keccak_256(concatBytes(Uint8Array.of(direction), address));
+function records(state: StateManagerInterface): SystemAccount {
+  return new SystemAccount(state, hexToBytes(ADDR_PRECOMPILE_ADDRESS));
 }
 
 async function readRecord(state: StateManagerInterface, slot: Uint8Array): Promise<Uint8Array | undefined> {
-  const value = await state.getStorage(RECORDS_ACCOUNT, slot);
+  const value = await records(state).read(slot);
   return value.length === 0 ? undefined : setLengthLeft(value, 20);
 }
 
@@ -44,7 +38,7 @@ export function associatedNativeAddress(
   state: StateManagerInterface,
   evmAddress: Uint8Array,
 ): Promise<Uint8Array | undefined> {
-  return readRecord(state, slotOf(EVM_TO_NATIVE, evmAddress));
+  return readRecord(state, recordSlot(Records.evmToNative, evmAddress));
 }
 
 /** The EVM address associated with native address bytes, or undefined when it is not associated. */
@@ -52,26 +46,39 @@ export function associatedEvmAddress(
   state: StateManagerInterface,
   nativeAddress: Uint8Array,
 ): Promise<Uint8Array | undefined> {
-  return readRecord(state, slotOf(NATIVE_TO_EVM, nativeAddress));
+  return readRecord(state, recordSlot(Records.nativeToEvm, nativeAddress));
 }
 
-/** Records both directions of an association. */
-export async function recordAssociation(state: StateManagerInterface, pair: AddressPair): Promise<void> {
-  // EIP-161 deletes an empty account (nonce 0, no balance, no code) that a transaction touches,
-  // storage included, and every call to the precompile touches it: a nonce keeps it.
-  const account = (await state.getAccount(RECORDS_ACCOUNT)) ?? new Account();
-  if (account.nonce === 0n) {
-    account.nonce = 1n;
-    await state.putAccount(RECORDS_ACCOUNT, account);
-  }
-  await state.putStorage(RECORDS_ACCOUNT, slotOf(EVM_TO_NATIVE, pair.evm), pair.native);
-  await state.putStorage(RECORDS_ACCOUNT, slotOf(NATIVE_TO_EVM, pair.native), pair.evm);
+/**
+ * The EVM account that holds a native address's funds: its associated EVM address, or unassociated
+ * its cast address (decisions.md D5).
+ */
+export async function bankAccountOf(state: StateManagerInterface, nativeAddress: Uint8Array): Promise<Uint8Array> {
+  return (await associatedEvmAddress(state, nativeAddress)) ?? castEvmAddressOf(nativeAddress);
+}
+
+/**
+ * Associates a key's two addresses: records both directions, moves what the native address's
+ * cast account holds (wei remainder included) to the EVM address, and gives the native address
+ * an auth account if it has none (decisions.md D5).
+ */
+export async function associate(state: StateManagerInterface, pair: AddressPair, denoms: Denoms): Promise<void> {
+  const associations = records(state);
+  await associations.write(recordSlot(Records.evmToNative, pair.evm), pair.native);
+  await associations.write(recordSlot(Records.nativeToEvm, pair.native), pair.evm);
+  const cast = castEvmAddressOf(pair.native);
+  if (!equalsBytes(cast, pair.evm)) await new Bank(state, denoms).sendAll(cast, pair.evm);
+  await new Auth(state).ensure(pair.native);
 }
 
 /** Associates the sender of a signed transaction with its native address, unless it already is. */
-export async function associateSender(state: StateManagerInterface, tx: TypedTransaction): Promise<void> {
+export async function associateSender(
+  state: StateManagerInterface,
+  tx: TypedTransaction,
+  denoms: Denoms,
+): Promise<void> {
   if ((await associatedNativeAddress(state, tx.getSenderAddress().bytes)) !== undefined) return;
-  await recordAssociation(state, addressPairOf(tx.getSenderPublicKey()));
+  await associate(state, addressPairOf(tx.getSenderPublicKey()), denoms);
 }
 
 /**
@@ -81,7 +88,7 @@ export async function associateSender(state: StateManagerInterface, tx: TypedTra
  * sees its sender associated, the record stays when its execution reverts, and goes when the
  * transaction fails its checks and is not included.
  */
-export function associateSendersBeforeExecution(vm: VM): void {
+export function associateSendersBeforeExecution(vm: VM, denoms: Denoms): void {
   // Resolving with the association's promise makes the VM await it, and fail the transaction if it rejects.
-  vm.events.on('beforeTx', (tx, resolve) => resolve?.(associateSender(vm.stateManager, tx)));
+  vm.events.on('beforeTx', (tx, resolve) => resolve?.(associateSender(vm.stateManager, tx, denoms)));
 }

@@ -11,10 +11,7 @@ export interface StringFieldsType<Fields extends string> {
   fromPartial(partial: Partial<Record<Fields, string>>): Record<Fields, string>;
 }
 
-function stringFieldsType<Fields extends string>(
-  typeUrl: string,
-  fields: readonly Fields[],
-): StringFieldsType<Fields> {
+function stringFieldsType<Fields extends string>(typeUrl: string, fields: readonly Fields[]): StringFieldsType<Fields> {
   const empty = (): Record<Fields, string> =>
     Object.fromEntries(fields.map((field) => [field, ''])) as Record<Fields, string>;
   return {

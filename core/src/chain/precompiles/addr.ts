@@ -4,15 +4,16 @@ import { Address, bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Hex } from 'viem';
-import type { CurrentMessage } from './current-message.js';
+import type { PrecompileContext } from './index.js';
 import { ChainParams } from '../chain-params.js';
+import type { Denoms } from '../native/bank.js';
 import { decodeNativeAddress, encodeNativeAddress, NativeAddressError } from '../native/addresses.js';
 import {
   ADDR_PRECOMPILE_ADDRESS,
   addressPairOf,
   associatedEvmAddress,
   associatedNativeAddress,
-  recordAssociation,
+  associate as associateAddresses,
   type AddressPair,
 } from '../native/association.js';
 
@@ -82,6 +83,7 @@ class AddrRevert extends Error {}
 /** What a call to the precompile runs with. */
 interface AddrCall {
   readonly abi: Abi;
+  readonly denoms: Denoms;
   readonly state: StateManagerInterface;
   readonly isStatic: boolean;
   readonly value: bigint;
@@ -91,14 +93,14 @@ interface AddrCall {
  * The `addr` precompile at 0x…1004: the native address of an EVM address and the reverse, for
  * associated addresses only, and association by a signature or a public key.
  */
-export function addrPrecompile(currentMessage: CurrentMessage): CustomPrecompile {
+export function addrPrecompile(context: PrecompileContext): CustomPrecompile {
   return {
     address: new Address(hexToBytes(ADDR_PRECOMPILE_ADDRESS)),
-    function: (input) => runAddr(input, currentMessage),
+    function: (input) => runAddr(input, context),
   };
 }
 
-async function runAddr(input: PrecompileInput, currentMessage: CurrentMessage): Promise<ExecResult> {
+async function runAddr(input: PrecompileInput, context: PrecompileContext): Promise<ExecResult> {
   const data = bytesToHex(input.data);
   const name = input.data.length < 4 ? undefined : functionBySelector.get(data.slice(0, 10));
   const gas = gasOf(name, input.data);
@@ -109,9 +111,15 @@ async function runAddr(input: PrecompileInput, currentMessage: CurrentMessage): 
       exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS),
     };
   }
-  const message = currentMessage.get();
+  const message = context.currentMessage.get();
   const abi = await (abiLoading ??= loadAbi());
-  const call: AddrCall = { abi, state: input._EVM.stateManager, isStatic: message.isStatic, value: message.value };
+  const call: AddrCall = {
+    abi,
+    denoms: context.denoms,
+    state: input._EVM.stateManager,
+    isStatic: message.isStatic,
+    value: message.value,
+  };
   try {
     return { executionGasUsed: gas, returnValue: hexToBytes(await execute(name, data, call)) };
   } catch (error) {
@@ -217,7 +225,7 @@ async function associatePair(
   if ((await associatedEvmAddress(call.state, pair.native)) !== undefined) {
     throw new AddrRevert(`address ${seiAddr} is already associated with evm address ${evmAddr}`);
   }
-  await recordAssociation(call.state, pair);
+  await associateAddresses(call.state, pair, call.denoms);
   return call.abi.encodeFunctionResult({ abi: call.abi.addrAbi, functionName, result: [seiAddr, evmAddr] });
 }
 

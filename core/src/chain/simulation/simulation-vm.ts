@@ -3,6 +3,7 @@ import { equalsBytes, hexToBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import type { Chain } from '../chain.js';
 import { createChainVM } from '../evm/chain-vm.js';
+import { NativeEffects } from '../native/native-effects.js';
 import { stateManagerAt, type StateCacheSizes } from '../state/world-state.js';
 
 const JUMPDEST = 0x5b;
@@ -29,6 +30,8 @@ export class SimulationVm {
   private constructor(
     readonly vm: VM,
     readonly state: MerkleStateManager,
+    /** What the native side did in the running call; read to report a native refusal. */
+    readonly nativeEffects: NativeEffects,
   ) {}
 
   static async create(chain: Chain): Promise<SimulationVm> {
@@ -39,10 +42,13 @@ export class SimulationVm {
     // without it one call would hold up block production, every other request and the
     // concurrency limit (which could never see two calls at once).
     const holder: { simulation?: SimulationVm } = {};
+    const nativeEffects = new NativeEffects();
     const vm = await createChainVM({
       common: chain.common,
       store: chain.store,
       stateManager: state,
+      denoms: chain.denoms,
+      nativeEffects,
       customOpcodes: [
         {
           opcode: JUMPDEST,
@@ -52,7 +58,7 @@ export class SimulationVm {
         },
       ],
     });
-    holder.simulation = new SimulationVm(vm, state);
+    holder.simulation = new SimulationVm(vm, state, nativeEffects);
     return holder.simulation;
   }
 

@@ -22,7 +22,7 @@ import { ChainParams } from '../chain-params.js';
 import type { BlockRecord } from '../records.js';
 import type { AccessListEntry, BlockOverrides, CallRequest, StateOverrides } from '../../rpc/call-codecs.js';
 import type { BlockRef } from '../../rpc/block-codecs.js';
-import { InvalidInputError } from '../../errors/rpc-error.js';
+import { CrossVmError, InvalidInputError, type RpcError } from '../../errors/rpc-error.js';
 
 const TX_GAS = 21_000n;
 /** Answers of calls without overrides kept, across the last blocks. */
@@ -131,7 +131,7 @@ export class Simulator {
         const { returnValue, error } = await this.#attempt(session, request, gas).catch((failure: unknown) => {
           throw failure instanceof PrecheckError ? callPrecheckError(failure.message, gas) : failure;
         });
-        if (error === 'revert') throw revertError(returnValue);
+        if (error === 'revert') throw revertOrNativeFailure(session, returnValue);
         if (belowUpfrontGas(error)) throw callPrecheckError(error, gas);
         if (error !== '') throw new InvalidInputError(gethVmError(error));
         return returnValue;
@@ -190,6 +190,7 @@ export class Simulator {
    * without authorizations (five times cheaper), else as a whole transaction.
    */
   async #attempt(session: Session, request: CallRequest, gasLimit: bigint, reportAccessList = false): Promise<Attempt> {
+    session.simulation.nativeEffects.reset();
     if (request.to !== undefined && request.authorizationList === undefined) {
       return this.#message(session, request, gasLimit, reportAccessList);
     }
@@ -337,7 +338,7 @@ export class Simulator {
     }
     const first = await this.#attempt(session, request, hi);
     if (first.error !== '') {
-      if (first.error === 'revert') throw revertError(first.returnValue);
+      if (first.error === 'revert') throw revertOrNativeFailure(session, first.returnValue);
       if (first.error === 'out of gas' || belowUpfrontGas(first.error)) {
         throw new InvalidInputError(`gas required exceeds allowance (${cap})`);
       }
@@ -557,6 +558,15 @@ async function applyStateOverrides(state: MerkleStateManager, overrides: StateOv
 }
 
 /** geth's eth_call wording of a check that failed before execution. */
+/**
+ * A reverted call's error: -32500 with the native side's words when a native operation refused
+ * inside it (a pointer transfer the bank refused), else geth's revert error.
+ */
+function revertOrNativeFailure(session: Session, returnValue: Uint8Array): RpcError {
+  const details = session.simulation.nativeEffects.failure();
+  return details === undefined ? revertError(returnValue) : new CrossVmError(`cross-VM error: ${details}`, details);
+}
+
 function callPrecheckError(message: string, gasLimit: bigint): InvalidInputError {
   return new InvalidInputError(`err: ${message} (supplied gas ${gasLimit})`);
 }

@@ -4,6 +4,9 @@ import { Caches, CacheType, MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, Address, hexToBytes, ValueEncoding } from '@ethereumjs/util';
 import type { TrieNodeStore } from './trie-node-store.js';
 import type { Genesis } from '../genesis.js';
+import { addressPairOf, associate } from '../native/association.js';
+import { Auth } from '../native/auth.js';
+import { Bank, WEI_PER_BASE_UNIT, type Denoms } from '../native/bank.js';
 
 /** How many trie nodes and accounts, storage slots and code entries a state manager keeps (LRU). */
 export interface StateCacheSizes {
@@ -47,16 +50,28 @@ export function stateManagerAt(
   return new MerkleStateManager({ trie, common, ...(caches === undefined ? {} : { caches: boundedCaches(caches) }) });
 }
 
-/** Writes the genesis accounts into `state` and returns the resulting state root. */
-export async function applyGenesisState(state: MerkleStateManager, genesis: Genesis): Promise<Uint8Array> {
+/**
+ * Writes the genesis accounts into `state`, with their native side (other denominations, auth
+ * accounts in alloc order, associations of accounts given with their key, the base supply), and
+ * returns the resulting state root.
+ */
+export async function applyGenesisState(state: MerkleStateManager, genesis: Genesis, denoms: Denoms): Promise<Uint8Array> {
+  const bank = new Bank(state, denoms);
+  const auth = new Auth(state);
+  let baseSupply = 0n;
   for (const [address, account] of genesis.alloc) {
     const at = new Address(hexToBytes(address));
     await state.putAccount(at, new Account(account.nonce, account.balance));
+    baseSupply += account.balance / WEI_PER_BASE_UNIT;
     if (account.code !== undefined) await state.putCode(at, account.code);
     for (const [slot, value] of account.storage) {
       await state.putStorage(at, hexToBytes(slot), hexToBytes(value));
     }
+    for (const [denom, amount] of account.coins ?? []) await bank.mint(at.bytes, { denom, amount });
+    if (account.pubKey === undefined) await auth.ensure(at.bytes);
+    else await associate(state, addressPairOf(account.pubKey), denoms);
   }
+  await bank.setBaseSupply(baseSupply);
   await state.flush();
   return state.getStateRoot();
 }

@@ -1,4 +1,3 @@
-#!/usr/bin/env -S node --max-old-space-size=320
 import 'reflect-metadata';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -7,15 +6,21 @@ import { configFilePath, type ConfigSources } from '../config/config-sources.js'
 import { initialConfig } from '../config/initial-config.js';
 import { genesisFilePath } from '../chain/genesis-source.js';
 import { EvmNode } from '../node/evm-node.js';
-import { isStartupError, StartupError } from '../node/startup-error.js';
+import { StartupError } from '../node/startup-error.js';
 import { EVMNODE_VERSION } from '../version.js';
 
-const USAGE = `usage:
-  evmnode start [--home DIR] [--config FILE] [--<section>.<key> VALUE ...]
-  evmnode init  [--home DIR] [--force] [--<section>.<key> VALUE ...]
-  evmnode version
+/** The node's commands, which {@link runNodeCli} runs. */
+export const NODE_COMMANDS: readonly string[] = ['start', 'init', 'version'];
 
-Home defaults to ./.evmnode; configuration is read from <home>/config/app.toml unless --config is given.`;
+/** The node commands' part of the `evmnode` usage text: one synopsis a line, then a note on their options. */
+export const NODE_USAGE = {
+  synopses: [
+    'evmnode start [--home DIR] [--config FILE] [--<section>.<key> VALUE ...]',
+    'evmnode init  [--home DIR] [--force] [--<section>.<key> VALUE ...]',
+    'evmnode version',
+  ],
+  note: 'Home defaults to ./.evmnode; configuration is read from <home>/config/app.toml unless --config is given.',
+} as const;
 
 function sourcesOf(args: CliArgs): ConfigSources {
   return { home: args.home, configFile: args.configFile, env: process.env, flags: args.flags };
@@ -64,7 +69,14 @@ async function init(args: CliArgs): Promise<void> {
   process.stdout.write(`wrote ${file}\nwrote ${genesisFile}\n`);
 }
 
-async function main(argv: readonly string[]): Promise<void> {
+/**
+ * Runs one of {@link NODE_COMMANDS}: `argv` is the command line after node and the script, the
+ * command first. Throws a {@link StartupError} the operator can act on, or the unexpected error.
+ *
+ * @example
+ * await runNodeCli(['start', '--home', '/var/lib/evmnode']);
+ */
+export async function runNodeCli(argv: readonly string[]): Promise<void> {
   const args = parseCliArgs(argv);
   switch (args.command) {
     case 'start':
@@ -75,14 +87,6 @@ async function main(argv: readonly string[]): Promise<void> {
       process.stdout.write(`evmnode ${EVMNODE_VERSION}\n`);
       return;
     default:
-      process.stderr.write(`${USAGE}\n`);
-      process.exitCode = 2;
+      throw new StartupError(`${args.command ?? 'no command'} is not a node command (${NODE_COMMANDS.join(', ')})`);
   }
 }
-
-main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(
-    isStartupError(error) ? `evmnode: ${error.message}\n` : `evmnode: ${(error as Error).stack ?? String(error)}\n`,
-  );
-  process.exit(1);
-});

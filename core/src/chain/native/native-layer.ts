@@ -1,0 +1,136 @@
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { decodeNativeAddress } from './addresses.js';
+import { bankAccountOf } from './association.js';
+import { Auth } from './auth.js';
+import { Bank } from './bank.js';
+import { checkAnte, type NativeRules } from './native-executor.js';
+import { NativeError, SdkError } from './native-error.js';
+import { decodeNativeTransaction, gasUsedBy } from './native-transaction.js';
+import type { Coin, NativeAccount, NativeCheckResult, NativeTxRecord } from './native-types.js';
+import type { Chain } from '../chain.js';
+import { ChainParams } from '../chain-params.js';
+import type { StoredNativeTx } from '../records.js';
+
+/**
+ * The native side as the native gateway serves it: admission of native transactions (the
+ * Tendermint CheckTx), their results once committed, and accounts and balances at the head.
+ */
+export class NativeLayer {
+  readonly #rules: NativeRules;
+  /** Admissions run one at a time: a signer's next sequence depends on the one admitted before. */
+  #admitting: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly chain: Chain,
+    rules: Omit<NativeRules, 'denoms'>,
+  ) {
+    this.#rules = { ...rules, denoms: chain.denoms };
+  }
+
+  /** The native chain ID signatures cover. */
+  get chainId(): string {
+    return this.#rules.chainId;
+  }
+
+  /** Checks a transaction and admits it to the pool (code 0), or says why not, nothing applied. */
+  submit(raw: Uint8Array): Promise<NativeCheckResult> {
+    const admitted = this.#admitting.then(() => this.#admit(raw));
+    this.#admitting = admitted.catch(() => undefined);
+    return admitted;
+  }
+
+  async #admit(raw: Uint8Array): Promise<NativeCheckResult> {
+    const refusal = (hash: Uint8Array, error: NativeError, gasWanted = 0n): NativeCheckResult => ({
+      hash,
+      code: error.code,
+      codespace: error.codespace,
+      log: error.message,
+      gasWanted,
+      gasUsed: 0n,
+    });
+    const hash = sha256(raw);
+    if (raw.length > ChainParams.maxTxBytes) {
+      return refusal(
+        hash,
+        NativeError.sdk(SdkError.TxTooLarge, `tx size ${raw.length} exceeds ${ChainParams.maxTxBytes} bytes`),
+      );
+    }
+    try {
+      const tx = decodeNativeTransaction(raw);
+      const pool = this.chain.nativePool;
+      if (pool.has(hash) || (await this.chain.store.nativeTransaction(hash)) !== undefined) {
+        throw NativeError.sdk(SdkError.TxInMempoolCache);
+      }
+      if (pool.size >= pool.limit)
+        throw NativeError.sdk(SdkError.MempoolIsFull, `mempool is full: ${pool.size} transactions`);
+      const head = await this.chain.stateAt(this.chain.head().height);
+      await checkAnte(head, tx, this.#rules, pool.pendingCount(tx.signer.bytes));
+      pool.add(tx);
+      return { hash, code: 0, codespace: '', log: '', gasWanted: tx.gasLimit, gasUsed: gasUsedBy(tx) };
+    } catch (error) {
+      if (error instanceof NativeError) return refusal(hash, error);
+      throw error;
+    }
+  }
+
+  /** A committed native transaction's result. */
+  async txByHash(hash: Uint8Array): Promise<NativeTxRecord | undefined> {
+    const stored = await this.chain.store.nativeTransaction(hash);
+    return stored === undefined ? undefined : nativeTxRecordOf(stored);
+  }
+
+  /** Resolves with the transaction's result once a block includes it, or undefined after `timeoutMs`. */
+  async whenIncluded(hash: Uint8Array, timeoutMs: number): Promise<NativeTxRecord | undefined> {
+    const hex = bytesToHex(hash);
+    return new Promise((resolve, reject) => {
+      const settle = (record: NativeTxRecord | undefined): void => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(record);
+      };
+      const timer = setTimeout(() => settle(undefined), timeoutMs);
+      const unsubscribe = this.chain.events.onBlock(({ nativeTransactions }) => {
+        const included = nativeTransactions.find((stored) => stored.hash === hex);
+        if (included !== undefined) settle(nativeTxRecordOf(included));
+      });
+      // Subscribed first: a block committed during this read is not missed.
+      this.txByHash(hash).then((record) => record !== undefined && settle(record), reject);
+    });
+  }
+
+  /** The auth account of a bech32 address at the head; throws `NativeAddressError` when it is not one. */
+  async account(address: string): Promise<NativeAccount | undefined> {
+    return new Auth(await this.#headState()).account(decodeNativeAddress(address));
+  }
+
+  async balance(address: string, denom: string): Promise<bigint> {
+    const state = await this.#headState();
+    return new Bank(state, this.#rules.denoms).balance(await bankAccountOf(state, decodeNativeAddress(address)), denom);
+  }
+
+  async allBalances(address: string): Promise<Coin[]> {
+    const state = await this.#headState();
+    return new Bank(state, this.#rules.denoms).allBalances(await bankAccountOf(state, decodeNativeAddress(address)));
+  }
+
+  #headState() {
+    return this.chain.stateAt(this.chain.head().height);
+  }
+}
+
+function nativeTxRecordOf(stored: StoredNativeTx): NativeTxRecord {
+  return {
+    hash: hexToBytes(stored.hash),
+    height: stored.height,
+    index: stored.index,
+    code: stored.code,
+    codespace: stored.codespace,
+    log: stored.log,
+    gasWanted: BigInt(stored.gasWanted),
+    gasUsed: BigInt(stored.gasUsed),
+    events: stored.events,
+    tx: hexToBytes(stored.tx),
+    data: hexToBytes(stored.data),
+  };
+}
