@@ -70,6 +70,8 @@ export class EvmNode {
     private readonly database: Database,
     /** The chain, for tools and tests that run the node in-process. */
     readonly chain: Chain,
+    /** The native side, for tools and tests that run the node in-process. */
+    readonly native: NativeLayer,
     private readonly producer: BlockProducer,
     private readonly http: HttpTransport | undefined,
     private readonly ws: WsTransport | undefined,
@@ -127,9 +129,8 @@ export class EvmNode {
         evmTimeoutMs: core.evm.simulation_evm_timeout,
       }),
     });
-    container.register(CoreTokens.NativeLayer, {
-      useValue: new NativeLayer(chain, nativeRulesOf(core)),
-    });
+    const native = new NativeLayer(chain, nativeRulesOf(core));
+    container.register(CoreTokens.NativeLayer, { useValue: native });
     container.register(CoreTokens.KeyRing, { useValue: new KeyRing() });
     container.register(CoreTokens.ChainViews, { useValue: new ChainViews(chain) });
     const registry = container.resolve<MethodRegistry>(InternalTokens.MethodRegistry);
@@ -152,6 +153,7 @@ export class EvmNode {
         host,
         database,
         chain,
+        native,
         producer,
         http,
         ws,

@@ -1,0 +1,241 @@
+import { bech32 } from '@scure/base';
+import { expect } from 'chai';
+import { hexlify, Wallet } from 'ethers';
+import { devAccounts, pointerAddressOf, type NativeLayer } from '@evmnode/core';
+import { startTestNode, type TestNode } from '@evmnode/core/testing';
+import {
+  balanceOf,
+  devWallet,
+  FEE_COLLECTOR,
+  sign,
+  submit,
+  waitForReceipt,
+} from '../support/chain-kit.js';
+import { rpc } from '../support/rpc-client.js';
+import { nativeSigner, sendNative, signNative, type NativeSigner } from '../support/native-kit.js';
+
+const WEI_PER_USEI = 10n ** 12n;
+/** What a native transaction pays at the local minimum (1 gwei) for 200,000 gas: 200 usei. */
+const FEE = [{ denom: 'usei', amount: '200' }];
+
+const send = (from: string, to: string, amount: { denom: string; amount: string }[]) => ({
+  typeUrl: '/cosmos.bank.v1beta1.MsgSend',
+  value: { fromAddress: from, toAddress: to, amount },
+});
+const castOf = (evmAddress: string): string =>
+  bech32.encode('sei', bech32.toWords(Buffer.from(evmAddress.slice(2), 'hex')));
+
+describe('native layer: bank, auth, association, native transactions', function () {
+  this.timeout(60_000);
+  let node: TestNode;
+  let native: NativeLayer;
+  let dev0: NativeSigner;
+
+  before(async () => {
+    node = await startTestNode({ config: { consensus: { block_time: 200 } } });
+    native = node.node.native;
+    dev0 = await nativeSigner(devAccounts(1)[0]!.privateKey);
+  });
+  after(() => node.stop());
+
+  it('gives the genesis dev accounts native accounts, usei = wei / 10^12 and utest', async () => {
+    const account = await native.account(dev0.address);
+    expect(account).to.include({ address: dev0.address, accountNumber: 0n, sequence: 0n });
+    expect(await native.allBalances(dev0.address)).to.deep.equal([
+      { denom: 'usei', amount: 10_000n * 10n ** 6n },
+      { denom: 'utest', amount: 1_000_000n },
+    ]);
+  });
+
+  it('moves usei to a cast address: eth_getBalance changes by amount x 10^12, the sender pays amount + fee', async () => {
+    const fresh = Wallet.createRandom().address.toLowerCase();
+    const senderEvm = devAccounts(1)[0]!.address;
+    const before = await balanceOf(node.url, senderEvm);
+    const collectorBefore = await balanceOf(node.url, FEE_COLLECTOR);
+    const record = await sendNative(
+      native,
+      dev0,
+      [send(dev0.address, castOf(fresh), [{ denom: 'usei', amount: '1234' }])],
+      { fee: FEE },
+    );
+    expect(record).to.include({ code: 0, log: '' });
+    expect(await balanceOf(node.url, fresh)).to.equal(1234n * WEI_PER_USEI);
+    expect(await balanceOf(node.url, senderEvm)).to.equal(before - (1234n + 200n) * WEI_PER_USEI);
+    expect(await balanceOf(node.url, FEE_COLLECTOR)).to.equal(collectorBefore + 200n * WEI_PER_USEI);
+    expect((await native.account(castOf(fresh)))?.sequence).to.equal(0n);
+    expect((await native.account(dev0.address))?.sequence).to.equal(1n);
+    const transfer = record.events.find(({ type }) => type === 'transfer');
+    expect(transfer?.attributes).to.deep.equal([
+      { key: 'recipient', value: castOf(fresh) },
+      { key: 'sender', value: dev0.address },
+      { key: 'amount', value: '1234usei' },
+    ]);
+  });
+
+  it('keeps wei remainders when an association moves the cast account to the EVM address', async () => {
+    const key = Wallet.createRandom();
+    const signer = await nativeSigner(key.privateKey);
+    const evm = key.address.toLowerCase();
+    const castEvm = hexlify(Buffer.from(bech32.fromWords(bech32.decode(signer.address as `sei1${string}`).words)));
+    // Native funds to the key's native address wait in its cast account.
+    await sendNative(
+      native,
+      dev0,
+      [
+        send(dev0.address, signer.address, [
+          { denom: 'usei', amount: '5' },
+          { denom: 'utest', amount: '9' },
+        ]),
+      ],
+      { fee: FEE },
+    );
+    expect(await balanceOf(node.url, castEvm)).to.equal(5n * WEI_PER_USEI);
+    // EVM value with a wei remainder goes to the EVM address.
+    const remainder = 1_500_000_000_007n;
+    const hash = await submit(node.url, await sign(devWallet(1), { to: evm, value: remainder, nonce: 0 }));
+    await waitForReceipt(node.url, hash);
+
+    const associated = await sendNative(
+      native,
+      signer,
+      [{ typeUrl: '/evmnode.native.v1.MsgAssociate', value: { sender: signer.address, customMessage: 'hi' } }],
+      { fee: [] },
+    );
+    expect(associated.code).to.equal(0);
+    expect(await balanceOf(node.url, evm)).to.equal(5n * WEI_PER_USEI + remainder);
+    expect(await balanceOf(node.url, castEvm)).to.equal(0n);
+    expect(await native.allBalances(signer.address)).to.deep.equal([
+      { denom: 'usei', amount: 6n },
+      { denom: 'utest', amount: 9n },
+    ]);
+    const lookup = await rpc(node.url, 'eth_call', [
+      { to: '0x0000000000000000000000000000000000001004', data: `0x0c3c20ed${evm.slice(2).padStart(64, '0')}` },
+    ]);
+    expect(lookup.result).to.include(Buffer.from(signer.address).toString('hex'));
+
+    const again = await native.submit(
+      await signNative(signer, {
+        messages: [
+          { typeUrl: '/evmnode.native.v1.MsgAssociate', value: { sender: signer.address, customMessage: '' } },
+        ],
+        sequence: 1n,
+        accountNumber: (await native.account(signer.address))!.accountNumber,
+        fee: [],
+      }),
+    );
+    expect(again).to.include({ code: 2, codespace: 'evm', log: 'account already has association set' });
+  });
+
+  it('refuses a free association of an account without funds', async () => {
+    const signer = await nativeSigner(Wallet.createRandom().privateKey);
+    // A send gives it an account, then it spends nothing: it holds no wei.
+    await sendNative(native, dev0, [send(dev0.address, signer.address, [{ denom: 'utest', amount: '1' }])], {
+      fee: FEE,
+    });
+    const checked = await native.submit(
+      await signNative(signer, {
+        messages: [
+          { typeUrl: '/evmnode.native.v1.MsgAssociate', value: { sender: signer.address, customMessage: '' } },
+        ],
+        sequence: 0n,
+        accountNumber: (await native.account(signer.address))!.accountNumber,
+        fee: [],
+      }),
+    );
+    expect(checked).to.include({
+      code: 3,
+      codespace: 'evm',
+      log: 'account needs to have at least 1 wei to force association',
+    });
+  });
+
+  it('records a failed message with its code and log; the fee and sequence still count', async () => {
+    const sequence = (await native.account(dev0.address))!.sequence;
+    const record = await sendNative(
+      native,
+      dev0,
+      [send(dev0.address, castOf(Wallet.createRandom().address), [{ denom: 'utest', amount: '2000000' }])],
+      { fee: FEE },
+    );
+    expect(record).to.include({
+      code: 5,
+      codespace: 'sdk',
+      log: `failed to execute message; message index: 0: spendable balance ${await native.balance(dev0.address, 'utest')}utest is smaller than 2000000utest: insufficient funds`,
+    });
+    expect((await native.account(dev0.address))!.sequence).to.equal(sequence + 1n);
+  });
+
+  it('stores synthetic transactions for the ext views only, and a Transfer log once utest has a pointer', async () => {
+    const to = Wallet.createRandom().address.toLowerCase();
+    const plain = await sendNative(
+      native,
+      dev0,
+      [
+        send(dev0.address, castOf(to), [
+          { denom: 'usei', amount: '3' },
+          { denom: 'utest', amount: '7' },
+        ]),
+      ],
+      { fee: FEE },
+    );
+    const plainBlock = (await node.node.chain.store.blockAt(plain.height))!;
+    expect(plainBlock.synthetic.ext).to.deep.equal([]);
+    expect(plainBlock.synthetic.ext2).to.have.length(1);
+    const bankSend = (await node.node.chain.store.syntheticTransaction(plainBlock.synthetic.ext2[0]!))!;
+    expect(bankSend).to.deep.include({
+      kind: 'bank-send',
+      from: devAccounts(1)[0]!.address,
+      to,
+      value: `0x${(3n * WEI_PER_USEI).toString(16)}`,
+      input: '0x',
+      logs: [],
+    });
+
+    const registered = await sendNative(
+      native,
+      dev0,
+      [{ typeUrl: '/evmnode.native.v1.MsgRegisterPointer', value: { sender: dev0.address, denom: 'utest' } }],
+      { fee: [{ denom: 'usei', amount: '300' }], gas: 300_000n },
+    );
+    expect(registered.code, registered.log).to.equal(0);
+    const pointer = hexlify(pointerAddressOf('utest'));
+    const withPointer = await sendNative(
+      native,
+      dev0,
+      [send(dev0.address, castOf(to), [{ denom: 'utest', amount: '7' }])],
+      { fee: FEE },
+    );
+    const block = (await node.node.chain.store.blockAt(withPointer.height))!;
+    expect(block.synthetic.ext).to.have.length(1);
+    expect(block.synthetic.ext2).to.have.length(2);
+    const transfer = (await node.node.chain.store.syntheticTransaction(block.synthetic.ext[0]!))!;
+    const word = (hex: string) => `0x${hex.replace(/^0x/, '').padStart(64, '0')}`;
+    expect(transfer).to.deep.include({
+      kind: 'pointer-transfer',
+      from: devAccounts(1)[0]!.address,
+      to: pointer,
+      value: '0x0',
+    });
+    expect(transfer.logs).to.deep.equal([
+      {
+        address: pointer,
+        topics: [
+          '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+          word(devAccounts(1)[0]!.address),
+          word(to),
+        ],
+        data: word('7'),
+        logIndex: 0,
+        transactionIndex: 0,
+        transactionHash: transfer.hash,
+      },
+    ]);
+    // eth_ sees none of it: no transactions, and the index counts EVM transactions only.
+    const ethBlock = await rpc(node.url, 'eth_getBlockByNumber', [`0x${block.height.toString(16)}`, true]);
+    expect(ethBlock.result.transactions).to.deep.equal([]);
+    expect(
+      (await rpc(node.url, 'eth_getBlockTransactionCountByNumber', [`0x${block.height.toString(16)}`])).result,
+    ).to.equal('0x0');
+    expect((await rpc(node.url, 'eth_getTransactionByHash', [transfer.hash])).result).to.equal(null);
+  });
+});
