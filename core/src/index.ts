@@ -78,7 +78,7 @@ export type {
 } from './chain/native/native-types.js';
 export { revertReason } from './chain/simulation/call-errors.js';
 export { isCongested, rewardPercentiles, suggestedGasPrice, suggestedTip } from './chain/fee-suggestions.js';
-export type { ChainViews } from './views/chain-views.js';
+export type { BlockView, ChainViews } from './views/chain-views.js';
 export { formatTransaction } from './views/transaction-json.js';
 export type { TransactionPlace } from './views/transaction-json.js';
 export type { KeyRing } from './keys/key-ring.js';

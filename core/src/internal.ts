@@ -34,3 +34,4 @@ export {
 } from './chain/native/addresses.js';
 export { getSolidityString, putSolidityString } from './chain/native/solidity-storage.js';
 export { POINTER_RUNTIME_CODE } from './chain/native/pointer-code.js';
+export { ChainViews } from './views/chain-views.js';

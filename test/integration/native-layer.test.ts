@@ -2,15 +2,9 @@ import { bech32 } from '@scure/base';
 import { expect } from 'chai';
 import { hexlify, Wallet } from 'ethers';
 import { devAccounts, pointerAddressOf, type NativeLayer } from '@evmnode/core';
+import { ChainViews } from '@evmnode/core/internal';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
-import {
-  balanceOf,
-  devWallet,
-  FEE_COLLECTOR,
-  sign,
-  submit,
-  waitForReceipt,
-} from '../support/chain-kit.js';
+import { balanceOf, devWallet, FEE_COLLECTOR, sign, submit, waitForReceipt } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
 import { nativeSigner, sendNative, signNative, type NativeSigner } from '../support/native-kit.js';
 
@@ -230,6 +224,34 @@ describe('native layer: bank, auth, association, native transactions', function 
         transactionHash: transfer.hash,
       },
     ]);
+    // The legacy views list them first, through the core service; eth_ sees none of it.
+    const views = new ChainViews(node.node.chain);
+    const ref = { kind: 'number', number: BigInt(block.height) } as const;
+    const ext = (await views.block(ref, true, 'ext'))!;
+    expect(ext.transactions).to.deep.equal([
+      {
+        blockHash: block.hash,
+        blockNumber: `0x${block.height.toString(16)}`,
+        blockTimestamp: block.timestamp,
+        from: devAccounts(1)[0]!.address,
+        gas: '0x0',
+        gasPrice: '0x0',
+        hash: transfer.hash,
+        input: `0xa9059cbb${word(to).slice(2)}${word('7').slice(2)}`,
+        nonce: '0x0',
+        to: pointer,
+        transactionIndex: '0x0',
+        value: '0x0',
+        type: '0x0',
+        v: '0x0',
+        r: '0x0',
+        s: '0x0',
+        synthetic: true,
+      },
+    ]);
+    expect((await views.block(ref, false, 'ext2'))!.transactions).to.deep.equal(block.synthetic.ext2);
+    expect(await views.transactionCount(ref, 'ext2')).to.equal('0x2');
+    expect(await views.transactionCount(ref, 'eth')).to.equal('0x0');
     // eth_ sees none of it: no transactions, and the index counts EVM transactions only.
     const ethBlock = await rpc(node.url, 'eth_getBlockByNumber', [`0x${block.height.toString(16)}`, true]);
     expect(ethBlock.result.transactions).to.deep.equal([]);
@@ -237,5 +259,10 @@ describe('native layer: bank, auth, association, native transactions', function 
       (await rpc(node.url, 'eth_getBlockTransactionCountByNumber', [`0x${block.height.toString(16)}`])).result,
     ).to.equal('0x0');
     expect((await rpc(node.url, 'eth_getTransactionByHash', [transfer.hash])).result).to.equal(null);
+    const nativeHash = `0x${Buffer.from(withPointer.hash).toString('hex')}`;
+    expect((await rpc(node.url, 'eth_getTransactionByHash', [nativeHash])).error).to.deep.equal({
+      code: -32000,
+      message: `transaction ${nativeHash} is a native transaction, not an EVM transaction`,
+    });
   });
 });

@@ -2,15 +2,22 @@ import { createTxFromRLP, type TxOptions } from '@ethereumjs/tx';
 import type { PrefixedHexString } from '@ethereumjs/util';
 import { formatBlock } from './block-json.js';
 import { formatReceipt } from './receipt-json.js';
+import { formatSyntheticTransaction } from './synthetic-json.js';
 import { formatTransaction } from './transaction-json.js';
 import type { Chain } from '../chain/chain.js';
 import type { TxLocation } from '../chain/chain-store.js';
 import { fastTxOptions } from '../chain/pool/raw-transaction.js';
 import type { BlockRecord } from '../chain/records.js';
 import type { BlockRef } from '../rpc/block-codecs.js';
-import { InvalidInputError } from '../errors/rpc-error.js';
+import { InvalidInputError, SyntheticTxError } from '../errors/rpc-error.js';
 
 type Json = Record<string, unknown>;
+
+/**
+ * Which transactions a view of a block shows: `eth`, EVM transactions only; the deprecated `ext`
+ * and `ext2` namespaces, also the block's synthetic ones, first (decisions.md D5).
+ */
+export type BlockView = 'eth' | 'ext' | 'ext2';
 
 /** Indexes above this are out of range whatever the block (geth decodes them as uint). */
 const MAX_TRANSACTION_INDEX = 0xffff_ffffn;
@@ -42,18 +49,22 @@ export class ChainViews {
     }
   }
 
-  async block(ref: BlockRef, fullTransactions: boolean): Promise<Json | null> {
+  async block(ref: BlockRef, fullTransactions: boolean, view: BlockView = 'eth'): Promise<Json | null> {
     const record = await this.#blockRecord(ref);
     if (record === undefined) return null;
-    const transactions = fullTransactions
-      ? await Promise.all(record.transactions.map((_, index) => this.#committedTransaction(record, index)))
-      : record.transactions;
-    return formatBlock(record, transactions, fullTransactions);
+    const synthetic = syntheticHashes(record, view);
+    if (!fullTransactions) return formatBlock(record, [...synthetic, ...record.transactions], false);
+    const transactions = await Promise.all([
+      ...synthetic.map((hash, index) => this.#syntheticTransaction(record, hash, index)),
+      ...record.transactions.map((_, index) => this.#committedTransaction(record, index, synthetic.length)),
+    ]);
+    return formatBlock(record, transactions, true);
   }
 
-  async transactionCount(ref: BlockRef): Promise<PrefixedHexString | null> {
+  async transactionCount(ref: BlockRef, view: BlockView = 'eth'): Promise<PrefixedHexString | null> {
     const record = await this.#blockRecord(ref);
-    return record === undefined ? null : `0x${record.transactions.length.toString(16)}`;
+    if (record === undefined) return null;
+    return `0x${(syntheticHashes(record, view).length + record.transactions.length).toString(16)}`;
   }
 
   /** A committed transaction, else a pool one (null block fields), else null. */
@@ -65,7 +76,11 @@ export class ChainViews {
     }
     const pooled = this.chain.pool.byHash(hash);
     if (pooled !== undefined) return formatTransaction(pooled.tx, { hash, from: pooled.sender });
-    if ((await this.chain.store.evmHashOfNative(hexBytes(hash))) !== undefined) {
+    const bytes = hexBytes(hash);
+    if (
+      (await this.chain.store.evmHashOfNative(bytes)) !== undefined ||
+      (await this.chain.store.nativeTransaction(bytes)) !== undefined
+    ) {
       throw new InvalidInputError(`transaction ${hash} is a native transaction, not an EVM transaction`);
     }
     return null;
@@ -102,7 +117,17 @@ export class ChainViews {
     return height === this.chain.head().height ? this.chain.head() : this.chain.store.blockAt(height);
   }
 
-  async #committedTransaction(block: BlockRecord, index: number): Promise<Json> {
+  /** A synthetic transaction of a legacy view; a record its block names but the store lacks is -32501. */
+  async #syntheticTransaction(block: BlockRecord, hash: PrefixedHexString, index: number): Promise<Json> {
+    const synthetic = await this.chain.store.syntheticTransaction(hash);
+    if (synthetic === undefined) {
+      throw new SyntheticTxError(`synthetic transaction ${hash} of block ${block.height} has no stored record`);
+    }
+    return formatSyntheticTransaction(synthetic, block, index);
+  }
+
+  /** An EVM transaction; `offset` is how many synthetic transactions the view lists before it. */
+  async #committedTransaction(block: BlockRecord, index: number, offset = 0): Promise<Json> {
     const location: TxLocation = { height: block.height, index };
     const [raw, receipt] = await Promise.all([
       this.chain.store.rawTransactionAt(location),
@@ -116,11 +141,15 @@ export class ChainViews {
         blockHash: block.hash,
         blockNumber: block.height,
         blockTimestamp: block.timestamp,
-        index,
+        index: index + offset,
         baseFee: BigInt(block.baseFeePerGas),
       },
     );
   }
+}
+
+function syntheticHashes(block: BlockRecord, view: BlockView): readonly PrefixedHexString[] {
+  return view === 'eth' ? [] : block.synthetic[view];
 }
 
 function hexBytes(hash: PrefixedHexString): Uint8Array {
