@@ -1,5 +1,5 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
-import { Account, Address, hexToBytes } from '@ethereumjs/util';
+import { Account, Address, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { NativeError, SdkError } from './native-error.js';
 import type { Coin, DenomMetadata } from './native-types.js';
@@ -128,7 +128,8 @@ export class Bank {
   /** The address of the ERC20 pointer registered for `denom`, if any. */
   async pointerOf(denom: string): Promise<Uint8Array | undefined> {
     const value = await this.#records.read(recordSlot(Records.pointer, denomKey(denom)));
-    return value.length === 0 ? undefined : value;
+    // Storage drops leading zero bytes.
+    return value.length === 0 ? undefined : setLengthLeft(value, 20);
   }
 
   async recordPointer(denom: string, pointer: Uint8Array): Promise<void> {
