@@ -36,6 +36,7 @@ describe('evmnode CLI', () => {
       'node',
       'evm',
       'consensus',
+      'native',
       'mempool',
       'state',
       'logging',

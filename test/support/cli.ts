@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI, run as the `evmnode` bin runs it. */
-export const CLI = fileURLToPath(new URL('../../../core/dist/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../../tools/dist/src/cli/evmnode.js', import.meta.url));
 
 /** Environment for CLI runs: no EVMNODE_ variables of the developer's leak in. */
 function cleanEnv(): NodeJS.ProcessEnv {
@@ -37,13 +37,14 @@ export interface NodeProcess {
   readonly exited: Promise<number | null>;
 }
 
+/** Every listener on a free port (the local network also serves the native gateway), so that runs never collide. */
+const FREE_PORTS = ['--evm.http_port', '0', '--evm.ws_port', '0', '--native.rpc_port', '0'];
+
 /** Starts `evmnode start <args>` with JSON logs on free ports and waits for its "evmnode started" line. */
 export function startNodeProcess(args: readonly string[]): Promise<NodeProcess> {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'start', '--evm.http_port', '0', '--evm.ws_port', '0', '--logging.format', 'json', ...args],
-    { env: cleanEnv() },
-  );
+  const child = spawn(process.execPath, [CLI, 'start', ...FREE_PORTS, '--logging.format', 'json', ...args], {
+    env: cleanEnv(),
+  });
   const logs: Record<string, unknown>[] = [];
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let stderr = '';

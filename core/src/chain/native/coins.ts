@@ -12,14 +12,15 @@ export function parseCoins(coins: readonly { denom: string; amount: string }[]):
   const parsed = coins.map(({ denom, amount }) => {
     if (!/^\d+$/.test(amount)) throw NativeError.sdk(SdkError.TxDecode, `invalid amount ${JSON.stringify(amount)}`);
     const value = BigInt(amount);
-    if (value > MAX_AMOUNT) throw NativeError.sdk(SdkError.TxDecode, `amount ${amount} overflows 256 bits`);
+    if (value > MAX_AMOUNT) {
+      throw NativeError.sdk(SdkError.TxDecode, `integer out of range; got: ${value.toString(2).length}, max: 256`);
+    }
     return { denom, amount: value };
   });
   const text = parsed.map(({ amount, denom }) => `${amount}${denom}`).join(',');
   if (parsed.length === 0) throw NativeError.sdk(SdkError.InvalidCoins, text);
   parsed.forEach((coin, index) => {
-    if (!DENOM_PATTERN.test(coin.denom)) throw NativeError.sdk(SdkError.InvalidCoins, `invalid denom: ${coin.denom}`);
-    if (coin.amount === 0n) throw NativeError.sdk(SdkError.InvalidCoins, text);
+    if (!DENOM_PATTERN.test(coin.denom) || coin.amount === 0n) throw NativeError.sdk(SdkError.InvalidCoins, text);
     const previous = parsed[index - 1];
     if (previous !== undefined && previous.denom >= coin.denom) throw NativeError.sdk(SdkError.InvalidCoins, text);
   });

@@ -1,0 +1,12 @@
+import { CoreTokens } from '@evmnode/core';
+
+/** The services native-gateway's setup receives. */
+export const deps = { native: CoreTokens.NativeLayer, chain: CoreTokens.Chain, config: CoreTokens.Config };
+
+export type Deps = typeof deps;
+
+/** `[plugins.native-gateway]`. */
+export interface NativeGatewayConfig {
+  readonly broadcast_commit_timeout: number;
+  readonly max_body_bytes: number;
+}

@@ -1,0 +1,163 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { CallParams, GatewayMethod } from './gateway-method.js';
+import { CometRpcError } from './rpc-error.js';
+
+export interface GatewayServerOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly maxBodyBytes: number;
+  readonly readTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+}
+
+type JsonRpcId = string | number | null;
+
+/** CometBFT answers GET (URI) calls with this id. */
+const URI_CALL_ID = -1;
+
+/** The body as text; past `limit` bytes it is refused at once and the rest is read and dropped, so that the refusal reaches the client. */
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    req.on('data', (chunk: Buffer) => {
+      const within = length <= limit;
+      length += chunk.length;
+      if (length <= limit) chunks.push(chunk);
+      else if (within) reject(new Error('http: request body too large'));
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(body === undefined ? '' : JSON.stringify(body));
+}
+
+function errorResponse(id: JsonRpcId, error: CometRpcError): object {
+  return { jsonrpc: '2.0', id, error: error.toJSON() };
+}
+
+/**
+ * The gateway's HTTP server, as CometBFT's RPC server behaves: JSON-RPC 2.0 on POST (any path,
+ * batches included; calls without an id are notifications and get no answer) and the URI form on
+ * GET (`/status`, `/tx?hash=0x...`).
+ */
+export class GatewayServer {
+  readonly #server: Server;
+  readonly #methods: ReadonlyMap<string, GatewayMethod>;
+
+  constructor(
+    methods: readonly GatewayMethod[],
+    private readonly options: GatewayServerOptions,
+    private readonly logger: Logger,
+  ) {
+    this.#methods = new Map(methods.map((method) => [method.name, method]));
+    this.#server = createServer((req, res) => {
+      this.#serve(req, res).catch((error: unknown) => {
+        logger.error({ err: error }, 'native gateway request failed');
+        if (!res.headersSent) res.statusCode = 500;
+        res.end();
+      });
+    });
+    this.#server.requestTimeout = options.readTimeoutMs;
+    this.#server.headersTimeout = Math.min(options.readTimeoutMs, 60_000);
+    this.#server.keepAliveTimeout = options.idleTimeoutMs;
+  }
+
+  /** Starts listening; resolves to the bound address (port 0 picks a free one). */
+  listen(): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.options.port, this.options.host, () => {
+        this.#server.off('error', reject);
+        resolve(this.#server.address() as AddressInfo);
+      });
+    });
+  }
+
+  /** Stops listening and closes every connection: it stops after the chain, so nothing is left to wait for. */
+  close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#server.closeAllConnections();
+    return closed;
+  }
+
+  async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method === 'POST') return this.#post(req, res);
+    if (req.method === 'GET') return this.#get(req, res);
+    res.writeHead(405, { allow: 'GET, POST' }).end();
+  }
+
+  async #post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body: unknown;
+    try {
+      const text = await readBody(req, this.options.maxBodyBytes);
+      try {
+        body = JSON.parse(text);
+      } catch (error) {
+        const refusal = CometRpcError.parseError(`error unmarshaling request: ${(error as Error).message}`);
+        return send(res, refusal.httpStatus, errorResponse(null, refusal));
+      }
+    } catch (error) {
+      const refusal = CometRpcError.invalidRequest(`error reading request body: ${(error as Error).message}`);
+      return send(res, refusal.httpStatus, errorResponse(null, refusal));
+    }
+    if (Array.isArray(body)) {
+      if (body.length === 0) {
+        const refusal = CometRpcError.invalidRequest('empty batch');
+        return send(res, refusal.httpStatus, errorResponse(null, refusal));
+      }
+      const answers = await Promise.all(body.map((request) => this.#answer(request)));
+      const responses = answers.filter((answer) => answer !== undefined);
+      return send(res, 200, responses.length === 0 ? undefined : responses);
+    }
+    return send(res, 200, await this.#answer(body));
+  }
+
+  /** The response to one JSON-RPC request, or undefined for a notification. */
+  async #answer(request: unknown): Promise<object | undefined> {
+    if (typeof request !== 'object' || request === null) {
+      return errorResponse(null, CometRpcError.invalidRequest('a request must be a JSON object'));
+    }
+    const { id, method, params } = request as { id?: unknown; method?: unknown; params?: unknown };
+    if (id === undefined) return undefined;
+    if (typeof id !== 'string' && typeof id !== 'number' && id !== null) {
+      return errorResponse(null, CometRpcError.invalidRequest('id must be a string or a number'));
+    }
+    try {
+      const result = await this.#call(method, { form: 'json', value: params });
+      return { jsonrpc: '2.0', id, result };
+    } catch (error) {
+      return errorResponse(id, this.#asRpcError(error, method));
+    }
+  }
+
+  async #get(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://gateway');
+    const method = url.pathname.slice(1);
+    try {
+      const result = await this.#call(method, { form: 'uri', value: url.searchParams });
+      send(res, 200, { jsonrpc: '2.0', id: URI_CALL_ID, result });
+    } catch (error) {
+      const rpcError = this.#asRpcError(error, method);
+      send(res, rpcError.httpStatus, errorResponse(URI_CALL_ID, rpcError));
+    }
+  }
+
+  #call(method: unknown, params: CallParams): Promise<unknown> {
+    const found = typeof method === 'string' ? this.#methods.get(method) : undefined;
+    if (found === undefined) throw CometRpcError.methodNotFound();
+    return found.call(params);
+  }
+
+  #asRpcError(error: unknown, method: unknown): CometRpcError {
+    if (error instanceof CometRpcError) return error;
+    this.logger.error({ err: error, method }, 'native gateway method failed');
+    return CometRpcError.internal((error as Error).message);
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * A JSON-RPC error as CometBFT words it: a fixed message per code and the detail in `data`
+ * (cosmjs shows the whole object, so clients see the detail).
+ */
+export class CometRpcError extends Error {
+  override readonly name = 'CometRpcError';
+
+  private constructor(
+    readonly code: number,
+    message: string,
+    readonly data: string | undefined,
+  ) {
+    super(message);
+  }
+
+  static parseError(detail: string): CometRpcError {
+    return new CometRpcError(-32700, 'Parse error', detail);
+  }
+
+  static invalidRequest(detail: string): CometRpcError {
+    return new CometRpcError(-32600, 'Invalid Request', detail);
+  }
+
+  static methodNotFound(): CometRpcError {
+    return new CometRpcError(-32601, 'Method not found', undefined);
+  }
+
+  static invalidParams(detail: string): CometRpcError {
+    return new CometRpcError(-32602, 'Invalid params', `error converting json params to arguments: ${detail}`);
+  }
+
+  /** What a method returned as an error: CometBFT answers every such error with -32603. */
+  static internal(detail: string): CometRpcError {
+    return new CometRpcError(-32603, 'Internal error', detail);
+  }
+
+  toJSON(): { code: number; message: string; data?: string } {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+
+  /** The HTTP status CometBFT sends with an error that is the whole response. */
+  get httpStatus(): number {
+    if (this.code === -32600) return 400;
+    if (this.code === -32601) return 404;
+    return 500;
+  }
+}

@@ -1,0 +1,489 @@
+import { createHash } from 'node:crypto';
+import { DirectSecp256k1Wallet, type EncodeObject } from '@cosmjs/proto-signing';
+import { BroadcastTxError, SigningStargateClient, type StdFee } from '@cosmjs/stargate';
+import { bech32 } from '@scure/base';
+import { expect } from 'chai';
+import { TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
+import { QueryAccountRequest } from 'cosmjs-types/cosmos/auth/v1beta1/query';
+import {
+  QueryAllBalancesRequest,
+  QueryAllBalancesResponse,
+  QueryBalanceRequest,
+} from 'cosmjs-types/cosmos/bank/v1beta1/query';
+import { getBytes, Wallet } from 'ethers';
+import { devAccounts } from '@evmnode/core';
+import { startTestNode, type TestNode } from '@evmnode/core/testing';
+import { nextBlocks, untilHeight } from '../support/chain-kit.js';
+import { post, rpc } from '../support/rpc-client.js';
+
+const FEE: StdFee = { amount: [{ denom: 'usei', amount: '4000' }], gas: '200000' };
+const WEI_PER_USEI = 10n ** 12n;
+const CHAIN_ID = 'sei-chain';
+const DEV_KEYS = devAccounts(10).map(({ privateKey }) => getBytes(privateKey));
+
+/** The bech32 address with the same 20 bytes as an EVM address: where funds for it land while unassociated. */
+function castAddress(evmAddress: string): string {
+  return bech32.encode('sei', bech32.toWords(getBytes(evmAddress)));
+}
+
+/** SHA-256 of the transaction bytes, as CometBFT shows hashes. */
+function txHashOf(tx: Uint8Array): string {
+  return createHash('sha256').update(tx).digest('hex').toUpperCase();
+}
+
+interface Signer {
+  readonly address: string;
+  /** The compressed public key. */
+  readonly pubkey: Uint8Array;
+  readonly client: SigningStargateClient;
+}
+
+async function signerOf(node: TestNode, devIndex: number): Promise<Signer> {
+  const wallet = await DirectSecp256k1Wallet.fromKey(DEV_KEYS[devIndex]!, 'sei');
+  const [account] = await wallet.getAccounts();
+  const { address, pubkey } = account!;
+  const client = await SigningStargateClient.connectWithSigner(node.nativeUrl, wallet, {
+    broadcastPollIntervalMs: 100,
+  });
+  return { address, pubkey, client };
+}
+
+function sendMessage(from: string, to: string, denom: string, amount: string): EncodeObject {
+  return {
+    typeUrl: '/cosmos.bank.v1beta1.MsgSend',
+    value: { fromAddress: from, toAddress: to, amount: [{ denom, amount }] },
+  };
+}
+
+/** A JSON-RPC call to the gateway, as cosmjs sends it. */
+async function gateway(node: TestNode, method: string, params: unknown = {}): Promise<any> {
+  const { text } = await post(node.nativeUrl, JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }));
+  return JSON.parse(text);
+}
+
+async function evmBalance(node: TestNode, address: string): Promise<bigint> {
+  return BigInt((await rpc(node.url, 'eth_getBalance', [address, 'latest'])).result);
+}
+
+describe('native gateway', function () {
+  let node: TestNode;
+
+  before(async () => {
+    node = await startTestNode({ plugins: ['eth-query', 'native-gateway'] });
+    // cosmjs refuses query answers at height 0, as a Cosmos SDK chain gives before its first block.
+    await untilHeight(node.node.chain, 1);
+  });
+
+  after(() => node.stop());
+
+  it('reports CometBFT 0.38 and the native chain ID in status', async () => {
+    const { result } = await gateway(node, 'status');
+    expect(result.node_info.version).to.equal('0.38.0');
+    expect(result.node_info.network).to.equal(CHAIN_ID);
+    expect(result.sync_info.catching_up).to.equal(false);
+    const head = node.node.chain.head();
+    expect(Number(result.sync_info.latest_block_height)).to.be.within(head.height, head.height + 1);
+    expect(result.sync_info.latest_block_height).to.match(/^\d+$/);
+    expect(result.sync_info.earliest_block_height).to.equal('1');
+    expect(result.sync_info.latest_block_hash).to.match(/^[0-9A-F]{64}$/);
+    expect(result.validator_info.address).to.equal(node.node.chain.proposer.slice(2).toUpperCase());
+  });
+
+  it('serves the URI form of status over GET', async () => {
+    const response = await fetch(`${node.nativeUrl}/status`);
+    const body = (await response.json()) as any;
+    expect(response.status).to.equal(200);
+    expect(body.id).to.equal(-1);
+    expect(body.result.node_info.network).to.equal(CHAIN_ID);
+  });
+
+  it('sends usei with sendTokens to the cast address of an EVM address, which eth_getBalance shows in wei', async () => {
+    const { address, client } = await signerOf(node, 0);
+    const recipientEvm = Wallet.createRandom().address;
+    const recipient = castAddress(recipientEvm);
+    const before = BigInt((await client.getBalance(address, 'usei')).amount);
+
+    const result = await client.sendTokens(address, recipient, [{ denom: 'usei', amount: '12345' }], FEE, 'memo');
+
+    expect(result.code).to.equal(0);
+    expect(await evmBalance(node, recipientEvm)).to.equal(12345n * WEI_PER_USEI);
+    expect(await client.getBalance(recipient, 'usei')).to.deep.equal({ denom: 'usei', amount: '12345' });
+    expect(BigInt((await client.getBalance(address, 'usei')).amount)).to.equal(before - 12345n - 4000n);
+    client.disconnect();
+  });
+
+  it('sends another denomination and lists every balance with getAllBalances', async () => {
+    const { address, client } = await signerOf(node, 1);
+    const recipient = castAddress(Wallet.createRandom().address);
+
+    const result = await client.sendTokens(address, recipient, [{ denom: 'utest', amount: '250' }], FEE, '');
+
+    expect(result.code).to.equal(0);
+    expect(await client.getAllBalances(recipient)).to.deep.equal([{ denom: 'utest', amount: '250' }]);
+    expect(await client.getBalance(address, 'utest')).to.deep.equal({ denom: 'utest', amount: '999750' });
+    client.disconnect();
+  });
+
+  it('returns the account number and a sequence that each transaction increments', async () => {
+    const { address, pubkey, client } = await signerOf(node, 2);
+    const before = await client.getAccount(address);
+    expect(before).to.deep.include({ address, accountNumber: 2n, sequence: 0 });
+
+    await client.sendTokens(
+      address,
+      castAddress(Wallet.createRandom().address),
+      [{ denom: 'usei', amount: '1' }],
+      FEE,
+      '',
+    );
+
+    const after = await client.getAccount(address);
+    expect(after).to.deep.include({ address, accountNumber: 2n, sequence: 1 });
+    // The first transaction shows the account's key.
+    expect(after!.pubkey).to.deep.equal({
+      type: 'tendermint/PubKeySecp256k1',
+      value: Buffer.from(pubkey).toString('base64'),
+    });
+    expect(await client.getSequence(address)).to.deep.equal({ accountNumber: 2n, sequence: 1 });
+    client.disconnect();
+  });
+
+  it('answers getAccount of an address without an account with null (code 22, NotFound)', async () => {
+    const { client } = await signerOf(node, 3);
+    const unknown = castAddress(Wallet.createRandom().address);
+    expect(await client.getAccount(unknown)).to.equal(null);
+    const { result } = await gateway(node, 'abci_query', {
+      path: '/cosmos.auth.v1beta1.Query/Account',
+      data: Buffer.from(QueryAccountRequest.encode({ address: unknown }).finish()).toString('hex'),
+    });
+    expect(result.response).to.deep.include({
+      code: 22,
+      codespace: 'sdk',
+      log: `rpc error: code = NotFound desc = account ${unknown} not found: key not found`,
+      height: String(node.node.chain.head().height),
+    });
+    client.disconnect();
+  });
+
+  it('pages AllBalances as the Cosmos SDK pages its store', async () => {
+    const { address } = await signerOf(node, 8);
+    const allBalances = async (pagination: object) => {
+      const data = QueryAllBalancesRequest.encode(
+        QueryAllBalancesRequest.fromPartial({ address, pagination }),
+      ).finish();
+      const { result } = await gateway(node, 'abci_query', {
+        path: '/cosmos.bank.v1beta1.Query/AllBalances',
+        data: Buffer.from(data).toString('hex'),
+      });
+      return QueryAllBalancesResponse.decode(Buffer.from(result.response.value, 'base64'));
+    };
+    const usei = { denom: 'usei', amount: '10000000000' };
+    const utest = { denom: 'utest', amount: '1000000' };
+    const utestKey = new TextEncoder().encode('utest');
+
+    expect(await allBalances({})).to.deep.equal({
+      balances: [usei, utest],
+      pagination: { nextKey: new Uint8Array(), total: 2n },
+    });
+    expect(await allBalances({ limit: 1n })).to.deep.equal({
+      balances: [usei],
+      pagination: { nextKey: utestKey, total: 0n },
+    });
+    expect(await allBalances({ key: utestKey, limit: 1n })).to.deep.equal({
+      balances: [utest],
+      pagination: { nextKey: new Uint8Array(), total: 0n },
+    });
+    expect(await allBalances({ offset: 1n, countTotal: true })).to.deep.equal({
+      balances: [utest],
+      pagination: { nextKey: new Uint8Array(), total: 2n },
+    });
+  });
+
+  it('serves batches, positional params and notifications as CometBFT does', async () => {
+    const batch = [
+      { jsonrpc: '2.0', id: 'a', method: 'tx', params: ['CD'.repeat(32)] },
+      { jsonrpc: '2.0', method: 'status' },
+      { jsonrpc: '2.0', id: 2, method: 'nope' },
+    ];
+    const { status, text } = await post(node.nativeUrl, JSON.stringify(batch));
+    expect(status).to.equal(200);
+    expect(JSON.parse(text)).to.deep.equal([
+      {
+        jsonrpc: '2.0',
+        id: 'a',
+        error: { code: -32603, message: 'Internal error', data: `tx (${'CD'.repeat(32)}) not found` },
+      },
+      { jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'Method not found' } },
+    ]);
+    const tooLarge = await post(
+      node.nativeUrl,
+      JSON.stringify({ id: 1, method: 'status', params: ' '.repeat(1_000_000) }),
+    );
+    expect(tooLarge.status).to.equal(400);
+    expect(JSON.parse(tooLarge.text).error).to.deep.equal({
+      code: -32600,
+      message: 'Invalid Request',
+      data: 'error reading request body: http: request body too large',
+    });
+    const unparsable = await post(node.nativeUrl, '{');
+    expect(unparsable.status).to.equal(500);
+    expect(JSON.parse(unparsable.text).error).to.deep.include({ code: -32700, message: 'Parse error' });
+  });
+
+  it('finds a committed transaction by tx and tx_search, with its code, height and transfer events', async () => {
+    const { address, client } = await signerOf(node, 4);
+    const recipient = castAddress(Wallet.createRandom().address);
+    const sent = await client.sendTokens(address, recipient, [{ denom: 'usei', amount: '777' }], FEE, '');
+
+    const found = await client.getTx(sent.transactionHash);
+    expect(found).to.deep.include({ hash: sent.transactionHash, code: 0, height: sent.height, txIndex: sent.txIndex });
+    const transfers = found!.events
+      .filter(({ type }) => type === 'transfer')
+      .map(({ attributes }) => Object.fromEntries(attributes.map(({ key, value }) => [key, value])));
+    expect(transfers).to.deep.include({ recipient, sender: address, amount: '777usei' });
+
+    const byHex = await gateway(node, 'tx', { hash: sent.transactionHash });
+    const byBase64 = await gateway(node, 'tx', { hash: Buffer.from(sent.transactionHash, 'hex').toString('base64') });
+    expect(byBase64.result).to.deep.equal(byHex.result);
+    expect(byHex.result).to.deep.include({
+      hash: sent.transactionHash,
+      height: String(sent.height),
+      index: sent.txIndex,
+    });
+    expect(byHex.result.tx_result).to.deep.include({ code: 0, codespace: '', gas_wanted: '200000' });
+    expect(byHex.result.tx_result.events).to.deep.include({
+      type: 'transfer',
+      attributes: [
+        { key: 'recipient', value: recipient, index: true },
+        { key: 'sender', value: address, index: true },
+        { key: 'amount', value: '777usei', index: true },
+      ],
+    });
+
+    const search = await gateway(node, 'tx_search', { query: `tx.hash='${sent.transactionHash}'` });
+    expect(search.result.total_count).to.equal('1');
+    expect(search.result.txs).to.deep.equal([byHex.result]);
+    const viaGet = (await (await fetch(`${node.nativeUrl}/tx?hash=0x${sent.transactionHash}`)).json()) as any;
+    expect(viaGet.result).to.deep.equal(byHex.result);
+    client.disconnect();
+  });
+
+  it('waits for the block in broadcast_tx_commit', async () => {
+    const { address, client } = await signerOf(node, 5);
+    const recipient = castAddress(Wallet.createRandom().address);
+    const signed = TxRaw.encode(
+      await client.sign(address, [sendMessage(address, recipient, 'usei', '5')], FEE, ''),
+    ).finish();
+
+    const { result } = await gateway(node, 'broadcast_tx_commit', { tx: Buffer.from(signed).toString('base64') });
+
+    expect(result.hash).to.equal(txHashOf(signed));
+    expect(result.check_tx).to.deep.include({ code: 0, log: '', codespace: '' });
+    expect(result.tx_result).to.deep.include({ code: 0, codespace: '' });
+    expect(Number(result.height)).to.be.greaterThan(0);
+    expect((await gateway(node, 'tx', { hash: result.hash })).result.height).to.equal(result.height);
+    client.disconnect();
+  });
+
+  it('answers a hash it does not know, an unknown method and an unsupported query as CometBFT does', async () => {
+    const hash = 'AB'.repeat(32);
+    expect((await gateway(node, 'tx', { hash })).error).to.deep.equal({
+      code: -32603,
+      message: 'Internal error',
+      data: `tx (${hash}) not found`,
+    });
+    expect(await gateway(node, 'tx_search', { query: `tx.hash='${hash}'` })).to.deep.include({
+      result: { txs: [], total_count: '0' },
+    });
+    expect((await gateway(node, 'tx_search', { query: 'tx.height=5' })).error).to.deep.include({
+      code: -32603,
+      message: 'Internal error',
+    });
+    expect((await gateway(node, 'block_results', { height: '1' })).error).to.deep.equal({
+      code: -32601,
+      message: 'Method not found',
+    });
+    expect((await gateway(node, 'broadcast_tx_sync', { tx: '%%%' })).error).to.deep.include({
+      code: -32602,
+      message: 'Invalid params',
+    });
+  });
+
+  it('answers abci_query for an unknown path and a bad address as a Cosmos SDK node', async () => {
+    const unknownPath = await gateway(node, 'abci_query', {
+      path: '/cosmos.staking.v1beta1.Query/Validators',
+      data: '',
+    });
+    expect(unknownPath.result.response).to.deep.include({
+      code: 6,
+      codespace: 'sdk',
+      log: 'unknown query path: unknown request',
+      height: '0',
+    });
+
+    const request = QueryBalanceRequest.encode({
+      address: 'cosmos1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqnrql8a',
+      denom: 'usei',
+    }).finish();
+    const badAddress = await gateway(node, 'abci_query', {
+      path: '/cosmos.bank.v1beta1.Query/Balance',
+      data: Buffer.from(request).toString('hex'),
+    });
+    expect(badAddress.result.response).to.deep.include({
+      code: 18,
+      codespace: 'sdk',
+      log: 'rpc error: code = InvalidArgument desc = invalid address: invalid Bech32 prefix; expected sei, got cosmos: invalid request',
+    });
+  });
+
+  describe('refuses bad transactions with the Cosmos SDK code and log, applying nothing', function () {
+    let signer: Signer;
+    let accountNumber: bigint;
+    let sequence: number;
+    const recipientEvm = Wallet.createRandom().address;
+    const recipient = castAddress(recipientEvm);
+
+    before(async () => {
+      signer = await signerOf(node, 6);
+      ({ accountNumber, sequence } = await signer.client.getSequence(signer.address));
+    });
+
+    after(() => signer.client.disconnect());
+
+    const sign = (messages: EncodeObject[], fee = FEE, signerData?: { sequence?: number; chainId?: string }) =>
+      signer.client
+        .sign(signer.address, messages, fee, '', {
+          accountNumber,
+          sequence: signerData?.sequence ?? sequence,
+          chainId: signerData?.chainId ?? CHAIN_ID,
+        })
+        .then((raw) => TxRaw.encode(raw).finish());
+
+    const send = (denom: string, amount: string) => sendMessage(signer.address, recipient, denom, amount);
+
+    const cases: {
+      readonly name: string;
+      readonly tx: () => Promise<Uint8Array>;
+      readonly code: number;
+      readonly log: () => string | RegExp;
+    }[] = [
+      {
+        name: 'a bad signature',
+        tx: async () => {
+          const raw = TxRaw.decode(await sign([send('usei', '10')]));
+          raw.signatures[0]![5]! ^= 1;
+          return TxRaw.encode(raw).finish();
+        },
+        code: 4,
+        log: () =>
+          `signature verification failed; please verify account number (${accountNumber}), sequence (${sequence}) and chain-id (${CHAIN_ID}): unauthorized`,
+      },
+      {
+        name: 'a wrong sequence',
+        tx: () => sign([send('usei', '10')], FEE, { sequence: sequence + 5 }),
+        code: 32,
+        log: () => `account sequence mismatch, expected ${sequence}, got ${sequence + 5}: incorrect account sequence`,
+      },
+      {
+        name: 'a signature for another chain ID',
+        tx: () => sign([send('usei', '10')], FEE, { chainId: 'pacific-1' }),
+        code: 4,
+        log: () =>
+          `signature verification failed; please verify account number (${accountNumber}), sequence (${sequence}) and chain-id (${CHAIN_ID}): unauthorized`,
+      },
+      {
+        name: 'an unknown message type',
+        tx: () =>
+          sign([
+            {
+              typeUrl: '/cosmos.staking.v1beta1.MsgDelegate',
+              value: {
+                delegatorAddress: signer.address,
+                validatorAddress: signer.address,
+                amount: { denom: 'usei', amount: '1' },
+              },
+            },
+          ]),
+        code: 2,
+        log: () => 'unable to resolve type URL /cosmos.staking.v1beta1.MsgDelegate: tx parse error',
+      },
+      {
+        name: 'malformed protobuf',
+        tx: () => Promise.resolve(Uint8Array.of(0x0a, 0xff, 0xff, 0x01)),
+        code: 2,
+        // The detail is the decoder's own; the Cosmos SDK's wording of Go's protobuf errors is not reproduced.
+        log: () => /^[^:]+(: [^:]+)*: tx parse error$/,
+      },
+      {
+        name: 'a bad denomination',
+        tx: () => sign([send('BAD!', '10')]),
+        code: 10,
+        // MsgSend.ValidateBasic: the coins as the SDK prints them, then the code's description.
+        log: () => '10BAD!: invalid coins',
+      },
+      {
+        name: 'an amount above 2^256',
+        tx: () => sign([send('usei', (2n ** 256n).toString())]),
+        code: 2,
+        // sdk.Int refuses more than 256 bits while the transaction decodes.
+        log: () => 'integer out of range; got: 257, max: 256: tx parse error',
+      },
+      {
+        name: 'a fee below the minimum',
+        tx: () => sign([send('usei', '10')], { amount: [{ denom: 'usei', amount: '1' }], gas: '200000' }),
+        code: 13,
+        log: () => 'insufficient fees; got: 1usei required: 200usei: insufficient fee',
+      },
+    ];
+
+    for (const { name, tx, code, log } of cases) {
+      it(`refuses ${name}`, async () => {
+        const senderBefore = await signer.client.getAllBalances(signer.address);
+        const bytes = await tx();
+
+        const { result } = await gateway(node, 'broadcast_tx_sync', { tx: Buffer.from(bytes).toString('base64') });
+
+        const expectedLog = log();
+        expect(result).to.deep.include({ code, data: '', codespace: 'sdk', hash: txHashOf(bytes) });
+        if (typeof expectedLog === 'string') expect(result.log).to.equal(expectedLog);
+        else expect(result.log).to.match(expectedLog);
+        const refusal = await signer.client.broadcastTxSync(bytes).catch((error: unknown) => error);
+        expect(refusal).to.be.instanceOf(BroadcastTxError);
+        expect(refusal).to.deep.include({ code, codespace: 'sdk', log: result.log });
+        // A block later, nothing moved.
+        await nextBlocks(node.node.chain);
+        expect(await signer.client.getAllBalances(signer.address)).to.deep.equal(senderBefore);
+        expect(await signer.client.getSequence(signer.address)).to.deep.equal({ accountNumber, sequence });
+        expect(await evmBalance(node, recipientEvm)).to.equal(0n);
+      });
+    }
+  });
+});
+
+describe('native gateway broadcast_tx_commit timeout', function () {
+  it("fails with CometBFT's words when no block includes the transaction in time", async () => {
+    const node = await startTestNode({
+      plugins: ['native-gateway'],
+      config: { consensus: { block_time: '1h' }, plugins: { 'native-gateway': { broadcast_commit_timeout: 300 } } },
+    });
+    try {
+      const { address, client } = await signerOf(node, 7);
+      const signed = TxRaw.encode(
+        await client.sign(address, [sendMessage(address, address, 'usei', '1')], FEE, '', {
+          accountNumber: 7n,
+          sequence: 0,
+          chainId: CHAIN_ID,
+        }),
+      ).finish();
+      const answer = await gateway(node, 'broadcast_tx_commit', { tx: Buffer.from(signed).toString('base64') });
+      expect(answer.error).to.deep.equal({
+        code: -32603,
+        message: 'Internal error',
+        data: 'timed out waiting for tx to be included in a block',
+      });
+      client.disconnect();
+    } finally {
+      await node.stop();
+    }
+  });
+});
