@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { bech32 } from '@scure/base';
 import { expect } from 'chai';
 import {
@@ -12,6 +15,7 @@ import {
   Wallet,
   type HDNodeWallet,
 } from 'ethers';
+import { devAccounts } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, sign, submit, waitForReceipt } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
@@ -104,7 +108,17 @@ describe('addr precompile', () => {
     node.node.chain.nativeAddressOf(address.toLowerCase() as `0x${string}`, height ?? node.node.chain.head().height);
 
   before(async () => {
-    node = await startTestNode({ config: { consensus: { block_time: 100 } } });
+    // The dev accounts funded but not associated at genesis: their first transactions associate them.
+    const home = mkdtempSync(path.join(tmpdir(), 'evmnode-addr-'));
+    mkdirSync(path.join(home, 'config'));
+    const alloc = Object.fromEntries(
+      devAccounts(10).map(({ address }) => [address, { balance: (10_000n * 10n ** 18n).toString() }]),
+    );
+    writeFileSync(
+      path.join(home, 'config', 'genesis.json'),
+      JSON.stringify({ chainId: 713714, genesisTime: '2025-01-01T00:00:00.000Z', alloc }),
+    );
+    node = await startTestNode({ home, config: { consensus: { block_time: 100 } } });
     const deployer = devWallet(0);
     forwarder = (await send(deployer, { data: deployCode(FORWARDER.call) })).contractAddress;
     staticForwarder = (await send(deployer, { data: deployCode(FORWARDER.staticcall) })).contractAddress;

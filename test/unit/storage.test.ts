@@ -95,7 +95,7 @@ describe('database', () => {
   it('writes the schema version into a new database and accepts it on reopening', async () => {
     const home = tempDir();
     const first = await Database.openInHome(home);
-    expect(await first.meta.get('schema-version')).to.equal(1n);
+    expect(await first.meta.get('schema-version')).to.equal(2n);
     await first.close();
     const second = await Database.openInHome(home);
     await second.close();
