@@ -55,7 +55,11 @@ export function stateManagerAt(
  * accounts in alloc order, associations of accounts given with their key, the base supply), and
  * returns the resulting state root.
  */
-export async function applyGenesisState(state: MerkleStateManager, genesis: Genesis, denoms: Denoms): Promise<Uint8Array> {
+export async function applyGenesisState(
+  state: MerkleStateManager,
+  genesis: Genesis,
+  denoms: Denoms,
+): Promise<Uint8Array> {
   const bank = new Bank(state, denoms);
   const auth = new Auth(state);
   let baseSupply = 0n;
