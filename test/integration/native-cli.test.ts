@@ -1,12 +1,29 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fromBech32 } from '@cosmjs/encoding';
 import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
 import { expect } from 'chai';
-import { getAddress, getBytes, hexlify, Interface, keccak256, toUtf8Bytes, Wallet } from 'ethers';
+import {
+  encryptKeystoreJsonSync,
+  getAddress,
+  getBytes,
+  hexlify,
+  Interface,
+  keccak256,
+  toUtf8Bytes,
+  Wallet,
+} from 'ethers';
+import { POINTER_RUNTIME_CODE } from '@evmnode/core/internal';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
-import { balanceOf, devWallet, quantity } from '../support/chain-kit.js';
+import { balanceOf, quantity } from '../support/chain-kit.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { post, rpc } from '../support/rpc-client.js';
 
+/** Dev account 0 of the test mnemonic. */
+const DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+const DEV_EVM_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const WEI_PER_USEI = 10n ** 12n;
 /** What the CLI pays by default: 200,000 gas at the local 1 gwei minimum, in usei. */
 const DEFAULT_FEE_USEI = 200n;
@@ -21,6 +38,15 @@ const erc20 = new Interface(['function balanceOf(address) view returns (uint256)
 async function cosmjsAddressOf(privateKey: string): Promise<string> {
   const [account] = await (await DirectSecp256k1Wallet.fromKey(getBytes(privateKey), 'sei')).getAccounts();
   return account!.address;
+}
+
+/** A loopback port nothing listens on: one the system just handed out and took back. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** The transaction a successful native command printed: its hash and height. */
@@ -39,8 +65,110 @@ async function call(url: string, to: string, data: string): Promise<string> {
   return answer.result;
 }
 
+describe('evmnode keys and native commands, without a node', () => {
+  it("prints a key's checksummed EVM address and the native address Cosmos tooling derives", async () => {
+    const native = await cosmjsAddressOf(DEV_KEY);
+    expect(native).to.equal('sei15428vq2uzwhm3taey9sr9x5vm6tk78ew5cyfgc');
+    expect(await runCli(['keys', 'show', DEV_KEY])).to.deep.equal({
+      code: 0,
+      stdout: `evm: ${DEV_EVM_ADDRESS}\nnative: ${native}\n`,
+      stderr: '',
+    });
+  });
+
+  it('reads a keystore with the passphrase from --passphrase-file or KEYRING_PASSPHRASE', async () => {
+    const key = Wallet.createRandom();
+    const expected = {
+      code: 0,
+      stdout: `evm: ${key.address}\nnative: ${await cosmjsAddressOf(key.privateKey)}\n`,
+      stderr: '',
+    };
+    const folder = mkdtempSync(path.join(tmpdir(), 'evmnode-native-cli-'));
+    const keystore = path.join(folder, 'keystore.json');
+    const passphraseFile = path.join(folder, 'passphrase');
+    // A small scrypt cost keeps the test fast, as the format allows.
+    writeFileSync(
+      keystore,
+      encryptKeystoreJsonSync(new Wallet(key.privateKey), 'correct horse', { scrypt: { N: 1024 } }),
+    );
+    writeFileSync(passphraseFile, 'correct horse\nignored second line\n');
+    try {
+      expect(await runCli(['keys', 'show', keystore, '--passphrase-file', passphraseFile])).to.deep.equal(expected);
+      expect(await runCli(['keys', 'show', keystore])).to.deep.equal({
+        code: 2,
+        stdout: '',
+        stderr:
+          `evmnode: ${keystore} is read as a keystore: give its passphrase in --passphrase-file FILE ` +
+          'or the environment variable KEYRING_PASSPHRASE\n',
+      });
+      process.env.KEYRING_PASSPHRASE = 'correct horse';
+      expect(await runCli(['keys', 'show', keystore])).to.deep.equal(expected);
+      process.env.KEYRING_PASSPHRASE = 'wrong';
+      expect(await runCli(['keys', 'show', keystore])).to.deep.equal({
+        code: 1,
+        stdout: '',
+        stderr: `evmnode: the passphrase does not decrypt the keystore ${keystore}\n`,
+      });
+    } finally {
+      delete process.env.KEYRING_PASSPHRASE;
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('exits 2 with one line for a command line it cannot run', async () => {
+    const cases: [string[], string][] = [
+      [['keys', 'show'], 'keys show needs KEY'],
+      [['keys', 'show', DEV_KEY, 'extra'], 'keys show does not take extra'],
+      [['keys', 'show', DEV_KEY, '--to', 'sei1'], 'keys show does not take --to'],
+      [['keys', 'show', '0x1234'], 'the key is not a secp256k1 private key (0x and 64 hex digits)'],
+      [['keys', 'show', `0x${'00'.repeat(32)}`], 'the key is not a secp256k1 private key (0x and 64 hex digits)'],
+      [['native', 'send', '--key', DEV_KEY, '--amount', '1usei'], 'native send needs --to'],
+      [
+        ['native', 'send', '--key', DEV_KEY, '--to', '0x1234', '--amount', '1usei'],
+        '--to 0x1234 is not a 0x address of 20 bytes',
+      ],
+      [
+        ['native', 'send', '--key', DEV_KEY, '--to', DEV_EVM_ADDRESS, '--amount', '5'],
+        '--amount 5 is not an amount followed by a denomination, such as 1000usei',
+      ],
+      [
+        ['native', 'send', '--key', DEV_KEY, '--to', DEV_EVM_ADDRESS, '--amount', '5usei', '--gas', '1.5'],
+        '--gas 1.5 is not a positive whole number',
+      ],
+      [['native', 'register-pointer', '--key', DEV_KEY], 'native register-pointer needs --denom'],
+      [['native', 'associate', '--key'], '--key needs a value'],
+    ];
+    const results = await Promise.all(cases.map(([args]) => runCli(args)));
+    expect(results).to.deep.equal(
+      cases.map(([, message]) => ({ code: 2, stdout: '', stderr: `evmnode: ${message}\n` })),
+    );
+  });
+
+  it('prints the usage of every command for an unknown native command', async () => {
+    const result = await runCli(['native', 'frobnicate']);
+    expect(result.code).to.equal(2);
+    expect(result.stderr.split('\n').filter((line) => line.startsWith('  evmnode '))).to.deep.equal([
+      '  evmnode start [--home DIR] [--config FILE] [--<section>.<key> VALUE ...]',
+      '  evmnode init  [--home DIR] [--force] [--<section>.<key> VALUE ...]',
+      '  evmnode version',
+      '  evmnode keys show KEY',
+      '  evmnode native send --key KEY --to ADDRESS --amount <n><denom> [--node URL] [--gas N] [--fees <n>usei]',
+      '  evmnode native associate --key KEY [--message TEXT] [--node URL] [--gas N] [--fees <n>usei]',
+      '  evmnode native register-pointer --key KEY --denom DENOM [--node URL] [--gas N] [--fees <n>usei]',
+    ]);
+  });
+
+  it('names the gateway it cannot reach', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    expect(await runCli(['native', 'associate', '--key', DEV_KEY, '--node', url])).to.deep.equal({
+      code: 1,
+      stdout: '',
+      stderr: `evmnode: cannot reach the native gateway at ${url}: connect ECONNREFUSED ${url.slice(7)}\n`,
+    });
+  });
+});
+
 describe('evmnode native commands against a node', () => {
-  const devKey = devWallet(0).privateKey;
   let node: TestNode;
   /** Runs `evmnode native <args> --node <the node's gateway>`. */
   const native = (...args: string[]): Promise<CliResult> => runCli(['native', ...args, '--node', node.nativeUrl]);
@@ -53,7 +181,7 @@ describe('evmnode native commands against a node', () => {
 
   it('send to a 0x address credits its EVM balance with the amount x 10^12 wei, in the printed block', async () => {
     const to = Wallet.createRandom().address;
-    const sent = committed(await native('send', '--key', devKey, '--to', to, '--amount', '1234usei'));
+    const sent = committed(await native('send', '--key', DEV_KEY, '--to', to, '--amount', '1234usei'));
     expect(await balanceOf(node.url, to, quantity(sent.height - 1))).to.equal(0n);
     expect(await balanceOf(node.url, to, quantity(sent.height))).to.equal(1234n * WEI_PER_USEI);
 
@@ -76,12 +204,14 @@ describe('evmnode native commands against a node', () => {
     expect(shown).to.deep.equal({ code: 0, stdout: `evm: ${key.address}\nnative: ${nativeAddress}\n`, stderr: '' });
     const castEvmAddress = hexlify(fromBech32(nativeAddress, 90).data);
 
-    committed(await native('send', '--key', devKey, '--to', nativeAddress, '--amount', '1000000usei'));
+    committed(await native('send', '--key', DEV_KEY, '--to', nativeAddress, '--amount', '1000000usei'));
     expect(await balanceOf(node.url, castEvmAddress)).to.equal(1_000_000n * WEI_PER_USEI);
     const lookup = addr.encodeFunctionData('getEvmAddr', [nativeAddress]);
-    expect((await rpc(node.url, 'eth_call', [{ to: ADDR_PRECOMPILE, data: lookup }, 'latest'])).error).to.not.equal(
-      undefined,
-    );
+    const unassociated = await rpc(node.url, 'eth_call', [{ to: ADDR_PRECOMPILE, data: lookup }, 'latest']);
+    expect(unassociated.error).to.include({
+      code: 3,
+      message: `execution reverted: sei address ${nativeAddress} is not associated`,
+    });
 
     committed(await native('associate', '--key', key.privateKey, '--message', 'linking my addresses'));
     expect(addr.decodeFunctionResult('getEvmAddr', await call(node.url, ADDR_PRECOMPILE, lookup))).to.deep.equal([
@@ -99,18 +229,23 @@ describe('evmnode native commands against a node', () => {
     const pointer = getAddress(`0x${keccak256(toUtf8Bytes('evmnode/erc20-pointer/utest')).slice(-40)}`);
     expect((await rpc(node.url, 'eth_getCode', [pointer, 'latest'])).result).to.equal('0x');
 
-    const registered = await native('register-pointer', '--key', devKey, '--denom', 'utest');
+    const registered = await native('register-pointer', '--key', DEV_KEY, '--denom', 'utest');
     committed(registered);
     expect(registered.stdout.split('\n').slice(3)).to.deep.equal([`pointer: ${pointer}`, '']);
-    expect((await rpc(node.url, 'eth_getCode', [pointer, 'latest'])).result).to.match(/^0x[0-9a-f]{2,}$/);
+    expect((await rpc(node.url, 'eth_getCode', [pointer, 'latest'])).result).to.equal(POINTER_RUNTIME_CODE);
 
     const holder = Wallet.createRandom().address;
-    committed(await native('send', '--key', devKey, '--to', holder, '--amount', '5utest'));
+    committed(await native('send', '--key', DEV_KEY, '--to', holder, '--amount', '5utest'));
     const balance = await call(node.url, pointer, erc20.encodeFunctionData('balanceOf', [holder]));
     expect(erc20.decodeFunctionResult('balanceOf', balance)).to.deep.equal([5n]);
 
-    const again = await native('register-pointer', '--key', devKey, '--denom', 'utest');
+    // A transaction that fails in its block: printed as any other, then its log, and exit code 1.
+    const again = await native('register-pointer', '--key', DEV_KEY, '--denom', 'utest');
     expect(again.code).to.equal(1);
-    expect(again.stderr).to.match(/^evmnode: .+\n$/);
+    expect(again.stdout).to.match(/^txhash: [0-9A-F]{64}\nheight: \d+\ncode: 18\n$/);
+    expect(again.stderr).to.equal(
+      'evmnode: transaction failed with code 18: failed to execute message; message index: 0: ' +
+        'pointer already registered for denom utest: invalid request\n',
+    );
   });
 });

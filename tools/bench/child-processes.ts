@@ -60,5 +60,5 @@ export async function freePort(): Promise<number> {
 
 /** The evmnode CLI run as its `evmnode` bin is: the built script itself, whose shebang sets Node's heap flags. */
 export function evmnodeCli(repoRoot: string): string {
-  return join(repoRoot, 'core/dist/cli/main.js');
+  return join(repoRoot, 'tools/dist/src/cli/evmnode.js');
 }

@@ -1,6 +1,7 @@
 import type { MsgSendEncodeObject } from '@cosmjs/stargate';
+import { coinFlag } from './coin-flag.js';
 import type { NativeCommand } from './native-command.js';
-import { coinFlag, signAndSend, TX_FLAGS } from './native-tx.js';
+import { signAndSend, TX_FLAGS } from './native-tx.js';
 import { recipientAddress } from './recipient-address.js';
 
 /** `evmnode native send`: a bank MsgSend of one coin. */

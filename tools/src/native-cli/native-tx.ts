@@ -1,7 +1,8 @@
-import { DirectSecp256k1Wallet, parseCoins, Registry, type Coin, type EncodeObject } from '@cosmjs/proto-signing';
+import { DirectSecp256k1Wallet, Registry, type Coin, type EncodeObject } from '@cosmjs/proto-signing';
 import { defaultRegistryTypes, SigningStargateClient, type DeliverTxResponse } from '@cosmjs/stargate';
 import { ChainParams, MsgAssociate, MsgRegisterPointer } from '@evmnode/core';
 import { UsageError } from '../cli/usage-error.js';
+import { coinFlag } from './coin-flag.js';
 import type { CommandLine } from './command-line.js';
 import { readSigningKey } from './signing-key.js';
 
@@ -27,20 +28,6 @@ const registry = new Registry([
 export function defaultFees(gas: bigint): Coin {
   const amount = (gas * LOCAL_MIN_GAS_PRICE_WEI + WEI_PER_USEI - 1n) / WEI_PER_USEI;
   return { denom: 'usei', amount: amount.toString() };
-}
-
-/** One coin written as `<amount><denom>` (`1000usei`), read from `--<flag>`. */
-export function coinFlag(flag: string, text: string): Coin {
-  let coins: Coin[] = [];
-  try {
-    coins = parseCoins(text);
-  } catch {
-    // Reported below, with the flag's name.
-  }
-  if (coins.length !== 1) {
-    throw new UsageError(`--${flag} ${text} is not an amount followed by a denomination, such as 1000usei`);
-  }
-  return coins[0]!;
 }
 
 function gasFlag(text: string | undefined, defaultGas: bigint): bigint {
