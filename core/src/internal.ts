@@ -23,15 +23,7 @@ export { readGenesisFile } from './chain/genesis.js';
 export { wrapEvmTransaction } from './chain/native-tx.js';
 export { ChainStore } from './chain/chain-store.js';
 export { TrieNodeStore } from './chain/state/trie-node-store.js';
-export {
-  castEvmAddress,
-  castNativeAddress,
-  decodeNativeAddress,
-  encodeNativeAddress,
-  evmAddressOfKey,
-  nativeAddressOfKey,
-  NativeAddressError,
-} from './chain/native/addresses.js';
+export { castEvmAddress } from './chain/native/addresses.js';
 export { getSolidityString, putSolidityString } from './chain/native/solidity-storage.js';
 export { POINTER_RUNTIME_CODE } from './chain/native/pointer-code.js';
 export { ChainViews } from './views/chain-views.js';

@@ -3,14 +3,14 @@ import { bech32 } from '@scure/base';
 import { expect } from 'chai';
 import { getBytes, hexlify, SigningKey } from 'ethers';
 import {
-  castEvmAddress,
   castNativeAddress,
   decodeNativeAddress,
   encodeNativeAddress,
   evmAddressOfKey,
   nativeAddressOfKey,
   NativeAddressError,
-} from '@evmnode/core/internal';
+} from '@evmnode/core';
+import { castEvmAddress } from '@evmnode/core/internal';
 import { devWallet } from '../support/chain-kit.js';
 
 /** Dev account 0 (0xf39F…2266): its key, and its native address as @cosmjs/amino and the BIP-173 reference code derive it. */

@@ -1,10 +1,19 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
-import { EVMError, type CustomPrecompile, type ExecResult, type PrecompileInput } from '@ethereumjs/evm';
+import type { CustomPrecompile, ExecResult, PrecompileInput } from '@ethereumjs/evm';
 import { Address, bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Hex } from 'viem';
 import type { PrecompileContext } from './index.js';
+import {
+  decodeCalldata,
+  PrecompileRevert,
+  requireNoValue,
+  requireNotStatic,
+  runPrecompile,
+  unknownFunctionReason,
+  type Viem,
+} from './precompile-call.js';
 import { ChainParams } from '../chain-params.js';
 import type { Denoms } from '../native/bank.js';
 import { decodeNativeAddress, encodeNativeAddress, NativeAddressError } from '../native/addresses.js';
@@ -27,15 +36,9 @@ const functionBySelector = new Map<string, AddrFunction>([
   ['0x1494082b', 'associatePubKey'],
 ]);
 
-/**
- * The ABI codec, loaded on the precompile's first call: viem takes about a third of a second to
- * import, which the node's start-up would otherwise pay.
- */
-async function loadAbi() {
-  const viem = await import('viem');
+function parseAddrAbi(viem: Viem) {
   return {
-    ...viem,
-    addrAbi: viem.parseAbi([
+    functions: viem.parseAbi([
       'function getSeiAddr(address addr) view returns (string response)',
       'function getEvmAddr(string addr) view returns (address response)',
       'function associate(string v, string r, string s, string customMessage) returns (string seiAddr, address evmAddr)',
@@ -46,12 +49,10 @@ async function loadAbi() {
      * string: the signature is over the message's exact bytes, which need not be UTF-8.
      */
     associateArguments: viem.parseAbiParameters('string v, string r, string s, bytes customMessage'),
-    /** Solidity's `Error(string)`: revert data that clients show as `execution reverted: <reason>`. */
-    solidityError: viem.parseAbi(['error Error(string reason)']),
   };
 }
-type Abi = Awaited<ReturnType<typeof loadAbi>>;
-let abiLoading: Promise<Abi> | undefined;
+type AddrAbi = ReturnType<typeof parseAddrAbi>;
+let addrAbi: AddrAbi | undefined;
 
 /**
  * Gas, as the reference chain charges it: a lookup costs a store read, 1,000 plus 3 per byte of
@@ -77,12 +78,10 @@ function gasOf(name: AddrFunction | undefined, data: Uint8Array): bigint {
   }
 }
 
-/** A call the precompile refuses; the message is the revert reason, in the reference chain's words. */
-class AddrRevert extends Error {}
-
 /** What a call to the precompile runs with. */
 interface AddrCall {
-  readonly abi: Abi;
+  readonly viem: Viem;
+  readonly abi: AddrAbi;
   readonly denoms: Denoms;
   readonly state: StateManagerInterface;
   readonly isStatic: boolean;
@@ -100,47 +99,26 @@ export function addrPrecompile(context: PrecompileContext): CustomPrecompile {
   };
 }
 
-async function runAddr(input: PrecompileInput, context: PrecompileContext): Promise<ExecResult> {
+function runAddr(input: PrecompileInput, context: PrecompileContext): Promise<ExecResult> {
   const data = bytesToHex(input.data);
   const name = input.data.length < 4 ? undefined : functionBySelector.get(data.slice(0, 10));
-  const gas = gasOf(name, input.data);
-  if (input.gasLimit < gas) {
-    return {
-      returnValue: new Uint8Array(0),
-      executionGasUsed: input.gasLimit,
-      exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS),
+  return runPrecompile(input, gasOf(name, input.data), (viem) => {
+    const message = context.currentMessage.get();
+    const call: AddrCall = {
+      viem,
+      abi: (addrAbi ??= parseAddrAbi(viem)),
+      denoms: context.denoms,
+      state: input._EVM.stateManager,
+      isStatic: message.isStatic,
+      value: message.value,
     };
-  }
-  const message = context.currentMessage.get();
-  const abi = await (abiLoading ??= loadAbi());
-  const call: AddrCall = {
-    abi,
-    denoms: context.denoms,
-    state: input._EVM.stateManager,
-    isStatic: message.isStatic,
-    value: message.value,
-  };
-  try {
-    return { executionGasUsed: gas, returnValue: hexToBytes(await execute(name, data, call)) };
-  } catch (error) {
-    if (!(error instanceof AddrRevert)) throw error;
-    return {
-      executionGasUsed: gas,
-      returnValue: hexToBytes(
-        abi.encodeErrorResult({ abi: abi.solidityError, errorName: 'Error', args: [error.message] }),
-      ),
-      exceptionError: new EVMError(EVMError.errorMessages.REVERT),
-    };
-  }
+    return execute(name, data, call);
+  });
 }
 
 async function execute(name: AddrFunction | undefined, data: Hex, call: AddrCall): Promise<Hex> {
-  if (name === undefined) {
-    throw new AddrRevert(
-      data.length < 10 ? 'input too short to extract method ID' : `no method with id: ${data.slice(0, 10)}`,
-    );
-  }
-  const decoded = decodeCalldata(() => call.abi.decodeFunctionData({ abi: call.abi.addrAbi, data }));
+  if (name === undefined) throw new PrecompileRevert(unknownFunctionReason(data));
+  const decoded = decodeCalldata('addr', () => call.viem.decodeFunctionData({ abi: call.abi.functions, data }));
   switch (decoded.functionName) {
     case 'getSeiAddr':
       return getSeiAddr(call, decoded.args[0]);
@@ -153,46 +131,43 @@ async function execute(name: AddrFunction | undefined, data: Hex, call: AddrCall
   }
 }
 
-function decodeCalldata<T>(decode: () => T): T {
-  try {
-    return decode();
-  } catch {
-    throw new AddrRevert('invalid calldata encoding for addr');
-  }
-}
-
 async function getSeiAddr(call: AddrCall, evmAddress: Hex): Promise<Hex> {
-  requireNoValue(call);
+  requireNoValue(call.value);
   const native = await associatedNativeAddress(call.state, hexToBytes(evmAddress));
-  if (native === undefined) throw new AddrRevert(`EVM address ${call.abi.getAddress(evmAddress)} is not associated`);
-  return call.abi.encodeFunctionResult({
-    abi: call.abi.addrAbi,
+  if (native === undefined)
+    throw new PrecompileRevert(`EVM address ${call.viem.getAddress(evmAddress)} is not associated`);
+  return call.viem.encodeFunctionResult({
+    abi: call.abi.functions,
     functionName: 'getSeiAddr',
     result: encodeNativeAddress(native),
   });
 }
 
 async function getEvmAddr(call: AddrCall, nativeAddress: string): Promise<Hex> {
-  requireNoValue(call);
+  requireNoValue(call.value);
   let native: Uint8Array;
   try {
     native = decodeNativeAddress(nativeAddress);
   } catch (error) {
-    if (error instanceof NativeAddressError) throw new AddrRevert(error.message);
+    if (error instanceof NativeAddressError) throw new PrecompileRevert(error.message);
     throw error;
   }
   const evm = await associatedEvmAddress(call.state, native);
   if (evm === undefined) {
-    throw new AddrRevert(`${ChainParams.bech32Prefix} address ${nativeAddress} is not associated`);
+    throw new PrecompileRevert(`${ChainParams.bech32Prefix} address ${nativeAddress} is not associated`);
   }
-  return call.abi.encodeFunctionResult({ abi: call.abi.addrAbi, functionName: 'getEvmAddr', result: bytesToHex(evm) });
+  return call.viem.encodeFunctionResult({
+    abi: call.abi.functions,
+    functionName: 'getEvmAddr',
+    result: bytesToHex(evm),
+  });
 }
 
 /** Associates the key that signed keccak256(customMessage); v is the recovery id (0 or 1). */
 async function associate(call: AddrCall, data: Hex): Promise<Hex> {
-  requireNotStatic(call, 'cannot call associate precompile from staticcall');
-  requireNoValue(call);
-  const [v, r, s, customMessage] = call.abi.decodeAbiParameters(call.abi.associateArguments, `0x${data.slice(10)}`);
+  requireNotStatic(call.isStatic, 'cannot call associate precompile from staticcall');
+  requireNoValue(call.value);
+  const [v, r, s, customMessage] = call.viem.decodeAbiParameters(call.abi.associateArguments, `0x${data.slice(10)}`);
   const signature = { r: signatureNumber(r), s: signatureNumber(s), v: signatureNumber(v) };
   const signer = recoverSigner(signature, keccak_256(hexToBytes(customMessage)));
   return associatePair(call, 'associate', addressPairOf(signer));
@@ -200,17 +175,17 @@ async function associate(call: AddrCall, data: Hex): Promise<Hex> {
 
 /** Associates a public key given as hex without 0x (compressed, or uncompressed). */
 async function associatePubKey(call: AddrCall, pubKeyHex: string): Promise<Hex> {
-  requireNotStatic(call, 'cannot call associate pub key precompile from staticcall');
-  requireNoValue(call);
+  requireNotStatic(call.isStatic, 'cannot call associate pub key precompile from staticcall');
+  requireNoValue(call.value);
   const publicKey = decodeGoHex(pubKeyHex);
   if (publicKey.length !== 33 && publicKey.length !== 65) {
-    throw new AddrRevert(`malformed public key: invalid length: ${publicKey.length}`);
+    throw new PrecompileRevert(`malformed public key: invalid length: ${publicKey.length}`);
   }
   let pair: AddressPair;
   try {
     pair = addressPairOf(publicKey);
   } catch {
-    throw new AddrRevert('invalid public key: not a point on the secp256k1 curve');
+    throw new PrecompileRevert('invalid public key: not a point on the secp256k1 curve');
   }
   return associatePair(call, 'associatePubKey', pair);
 }
@@ -221,20 +196,12 @@ async function associatePair(
   pair: AddressPair,
 ): Promise<Hex> {
   const seiAddr = encodeNativeAddress(pair.native);
-  const evmAddr = call.abi.getAddress(bytesToHex(pair.evm));
+  const evmAddr = call.viem.getAddress(bytesToHex(pair.evm));
   if ((await associatedEvmAddress(call.state, pair.native)) !== undefined) {
-    throw new AddrRevert(`address ${seiAddr} is already associated with evm address ${evmAddr}`);
+    throw new PrecompileRevert(`address ${seiAddr} is already associated with evm address ${evmAddr}`);
   }
   await associateAddresses(call.state, pair, call.denoms);
-  return call.abi.encodeFunctionResult({ abi: call.abi.addrAbi, functionName, result: [seiAddr, evmAddr] });
-}
-
-function requireNotStatic(call: AddrCall, reason: string): void {
-  if (call.isStatic) throw new AddrRevert(reason);
-}
-
-function requireNoValue(call: AddrCall): void {
-  if (call.value !== 0n) throw new AddrRevert('sending funds to a non-payable function');
+  return call.viem.encodeFunctionResult({ abi: call.abi.functions, functionName, result: [seiAddr, evmAddr] });
 }
 
 const SECP256K1_ORDER = secp256k1.Point.Fn.ORDER;
@@ -246,12 +213,12 @@ const SECP256K1_ORDER = secp256k1.Point.Fn.ORDER;
 function recoverSigner(signature: { r: bigint; s: bigint; v: bigint }, messageHash: Uint8Array): Uint8Array {
   const { r, s, v } = signature;
   if ((v !== 0n && v !== 1n) || r < 1n || r >= SECP256K1_ORDER || s < 1n || s > SECP256K1_ORDER / 2n) {
-    throw new AddrRevert('invalid transaction v, r, s values');
+    throw new PrecompileRevert('invalid transaction v, r, s values');
   }
   try {
     return new secp256k1.Signature(r, s, Number(v)).recoverPublicKey(messageHash).toBytes(false);
   } catch {
-    throw new AddrRevert('recovery failed');
+    throw new PrecompileRevert('recovery failed');
   }
 }
 
@@ -269,8 +236,8 @@ function signatureNumber(text: string): bigint {
 function decodeGoHex(text: string): Uint8Array {
   const bytes = new TextEncoder().encode(text);
   const invalid = bytes.find((byte) => !isHexDigit(byte));
-  if (invalid !== undefined) throw new AddrRevert(`encoding/hex: invalid byte: ${goRuneName(invalid)}`);
-  if (bytes.length % 2 === 1) throw new AddrRevert('encoding/hex: odd length hex string');
+  if (invalid !== undefined) throw new PrecompileRevert(`encoding/hex: invalid byte: ${goRuneName(invalid)}`);
+  if (bytes.length % 2 === 1) throw new PrecompileRevert('encoding/hex: odd length hex string');
   return hexToBytes(`0x${text}`);
 }
 
