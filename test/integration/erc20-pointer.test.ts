@@ -21,12 +21,15 @@ import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, lower, waitForReceipt } from '../support/chain-kit.js';
 import { nativeSigner, sendNative, type NativeSigner } from '../support/native-kit.js';
 import { rpc } from '../support/rpc-client.js';
+import { compileContract } from '../support/solidity.js';
 
 const DENOM = 'utest';
 /** What each dev account holds of `utest` at genesis, and how many dev accounts there are. */
 const DEV_TEST_COINS = 1_000_000n;
 const DEV_ACCOUNTS = 10n;
 const BANK = '0x0000000000000000000000000000000000001001';
+/** Where eth_call state overrides place the PointerCatcher test contract. */
+const CATCHER = '0x00000000000000000000000000000000000ca7c4';
 
 /** The pointer's address, derived here: the last 20 bytes of keccak256("evmnode/erc20-pointer/" + denom). */
 const POINTER = `0x${keccak256(toUtf8Bytes(`evmnode/erc20-pointer/${DENOM}`)).slice(26)}`;
@@ -243,6 +246,25 @@ describe('ERC20 pointer of a native denomination', () => {
     const details = `spendable balance ${DEV_TEST_COINS}${DENOM} is smaller than ${DEV_TEST_COINS + 1n}${DENOM}: insufficient funds`;
     const answer = await rpc(node.url, 'eth_call', [{ from: sender.address, to: POINTER, data: overdraw }]);
     expect(answer.error).to.deep.equal({ code: -32500, message: `cross-VM error: ${details}`, data: { details } });
+  });
+
+  it('reports a bank refusal as a cross-VM error only while it ends the call', async () => {
+    const catcher = compileContract('PointerCatcher');
+    const catcherAbi = new Interface(catcher.abi);
+    // The catcher holds no utest, so its pointer transfer is refused by the bank.
+    const overrides = { [CATCHER]: { code: catcher.deployedBytecode } };
+    const call = (method: string) =>
+      rpc(node.url, 'eth_call', [
+        { to: CATCHER, data: catcherAbi.encodeFunctionData(method, [POINTER, devWallet(6).address, 1n]) },
+        'latest',
+        overrides,
+      ]);
+
+    const recovered = await call('transferThenRevert');
+    expect(recovered.error.code).to.equal(3);
+    expect(recovered.error.message).to.equal('execution reverted: caught the pointer failure');
+    const answered = await call('tryTransfer');
+    expect(catcherAbi.decodeFunctionResult('tryTransfer', answered.result)[0]).to.equal(false);
   });
 
   it("lets only the denomination's pointer send through the bank precompile", async () => {

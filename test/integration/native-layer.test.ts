@@ -1,7 +1,18 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { bech32 } from '@scure/base';
 import { expect } from 'chai';
 import { hexlify, Wallet } from 'ethers';
-import { devAccounts, pointerAddressOf, type NativeLayer } from '@evmnode/core';
+import {
+  Bucket,
+  bucketKey,
+  Database,
+  devAccounts,
+  pointerAddressOf,
+  SyntheticTxError,
+  type NativeLayer,
+} from '@evmnode/core';
 import { ChainViews } from '@evmnode/core/internal';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { balanceOf, devWallet, FEE_COLLECTOR, sign, submit, waitForReceipt } from '../support/chain-kit.js';
@@ -264,5 +275,55 @@ describe('native layer: bank, auth, association, native transactions', function 
       code: -32000,
       message: `transaction ${nativeHash} is a native transaction, not an EVM transaction`,
     });
+  });
+});
+
+describe('a synthetic transaction its block names but the store lacks', function () {
+  this.timeout(60_000);
+  let home: string;
+  let node: TestNode | undefined;
+
+  before(() => {
+    home = mkdtempSync(path.join(tmpdir(), 'evmnode-synthetic-'));
+  });
+  after(async () => {
+    await node?.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('makes the legacy block view fail with -32501, and leaves the eth view whole', async () => {
+    node = await startTestNode({ home, config: { consensus: { block_time: 100 } } });
+    const dev0 = await nativeSigner(devAccounts(1)[0]!.privateKey);
+    const to = castOf(Wallet.createRandom().address);
+    const record = await sendNative(
+      node.node.native,
+      dev0,
+      [send(dev0.address, to, [{ denom: 'usei', amount: '1' }])],
+      { fee: FEE },
+    );
+    const [bankSend] = (await node.node.chain.store.blockAt(record.height))!.synthetic.ext2;
+    await node.stop();
+    node = undefined;
+
+    // Lose the record behind the node's back, then serve the same chain again.
+    const database = await Database.openInHome(home);
+    const batch = database.batch();
+    batch.del(bucketKey(Bucket.Synthetic, Buffer.from(bankSend!.slice(2), 'hex')));
+    await batch.write();
+    await database.close();
+    node = await startTestNode({ home, config: { consensus: { block_time: 100 } } });
+
+    const views = new ChainViews(node.node.chain);
+    const ref = { kind: 'number', number: BigInt(record.height) } as const;
+    const failure = await views.block(ref, true, 'ext2').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).to.be.instanceOf(SyntheticTxError);
+    expect(failure).to.include({
+      code: -32501,
+      message: `synthetic transaction ${bankSend} of block ${record.height} has no stored record`,
+    });
+    expect((await views.block(ref, true, 'eth'))!.transactions).to.deep.equal([]);
   });
 });

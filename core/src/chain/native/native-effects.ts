@@ -1,4 +1,11 @@
+import { equalsBytes } from '@ethereumjs/util';
 import type { NativeTransfer } from './native-types.js';
+
+/** A native operation's refusal: its message, and the revert data of the frame that refused. */
+interface NativeFailure {
+  readonly details: string;
+  readonly revertData: Uint8Array;
+}
 
 /**
  * What the native side did inside one EVM execution: the bank transfers precompiles made (for
@@ -6,21 +13,26 @@ import type { NativeTransfer } from './native-types.js';
  * per VM; whoever runs a transaction or call resets it first.
  */
 export class NativeEffects {
-  #failure: string | undefined;
+  #failure: NativeFailure | undefined;
   readonly #listeners = new Set<(transfer: NativeTransfer) => void>();
 
   reset(): void {
     this.#failure = undefined;
   }
 
-  /** A native operation refused: `details` is its message. */
-  failed(details: string): void {
-    this.#failure = details;
+  /** A native operation refused: `details` is its message, `revertData` what its frame reverted with. */
+  failed(details: string, revertData: Uint8Array): void {
+    this.#failure = { details, revertData };
   }
 
-  /** The last refusal since the reset, if any. */
-  failure(): string | undefined {
-    return this.#failure;
+  /**
+   * The message of the refusal that ended a call reverting with `revertData`: the last refusal
+   * since the reset, provided every frame above it passed its revert data on unchanged. A
+   * contract that caught the refusal and reverted for a reason of its own is not a native failure.
+   */
+  failureBehind(revertData: Uint8Array): string | undefined {
+    const failure = this.#failure;
+    return failure !== undefined && equalsBytes(failure.revertData, revertData) ? failure.details : undefined;
   }
 
   transferred(transfer: NativeTransfer): void {

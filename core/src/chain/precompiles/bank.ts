@@ -7,6 +7,7 @@ import {
   PrecompileRevert,
   requireNoValue,
   requireNotStatic,
+  revertData,
   runPrecompile,
   unknownFunctionReason,
   type Viem,
@@ -154,7 +155,7 @@ async function send(call: BankCall, from: Hex, to: Hex, denom: string, amount: b
       await call.bank.send(source, target, [{ denom, amount }]);
     } catch (error) {
       if (!(error instanceof NativeError)) throw error;
-      call.effects.failed(error.message);
+      call.effects.failed(error.message, revertData(call.viem, error.message));
       throw new PrecompileRevert(error.message);
     }
     call.effects.transferred({ from: bytesToHex(source), to: bytesToHex(target), denom, amount });

@@ -43,12 +43,15 @@ export async function runPrecompile(
     if (!(error instanceof PrecompileRevert)) throw error;
     return {
       executionGasUsed: gas,
-      returnValue: hexToBytes(
-        viem.encodeErrorResult({ abi: viem.solidityError, errorName: 'Error', args: [error.message] }),
-      ),
+      returnValue: revertData(viem, error.message),
       exceptionError: new EVMError(EVMError.errorMessages.REVERT),
     };
   }
+}
+
+/** What a precompile that refuses for `reason` returns: Solidity's `Error(reason)`. */
+export function revertData(viem: Viem, reason: string): Uint8Array {
+  return hexToBytes(viem.encodeErrorResult({ abi: viem.solidityError, errorName: 'Error', args: [reason] }));
 }
 
 /** The revert reason of call data that names none of a precompile's functions. */

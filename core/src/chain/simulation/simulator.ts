@@ -557,16 +557,16 @@ async function applyStateOverrides(state: MerkleStateManager, overrides: StateOv
   }
 }
 
-/** geth's eth_call wording of a check that failed before execution. */
 /**
  * A reverted call's error: -32500 with the native side's words when a native operation refused
  * inside it (a pointer transfer the bank refused), else geth's revert error.
  */
 function revertOrNativeFailure(session: Session, returnValue: Uint8Array): RpcError {
-  const details = session.simulation.nativeEffects.failure();
+  const details = session.simulation.nativeEffects.failureBehind(returnValue);
   return details === undefined ? revertError(returnValue) : new CrossVmError(`cross-VM error: ${details}`, details);
 }
 
+/** geth's eth_call wording of a check that failed before execution. */
 function callPrecheckError(message: string, gasLimit: bigint): InvalidInputError {
   return new InvalidInputError(`err: ${message} (supplied gas ${gasLimit})`);
 }
