@@ -79,6 +79,14 @@ export type {
 export { revertReason } from './chain/simulation/call-errors.js';
 export { isCongested, rewardPercentiles, suggestedGasPrice, suggestedTip } from './chain/fee-suggestions.js';
 export type { BlockView, ChainViews } from './views/chain-views.js';
+export type { LogQuery, LogQueryLimits, LogRange, FoundLog } from './logs/log-query.js';
+export { LogMatcher, MAX_TOPIC_POSITIONS } from './logs/log-criteria.js';
+export type { LogCriteria, LogMatch } from './logs/log-criteria.js';
+export { formatLog } from './views/log-json.js';
+export { formatHeader } from './views/block-json.js';
+export { logCriteria } from './rpc/log-criteria-codec.js';
+export { RawJson } from './rpc/raw-json.js';
+export { TokenBucket } from './rpc/token-bucket.js';
 export { formatTransaction } from './views/transaction-json.js';
 export type { TransactionPlace } from './views/transaction-json.js';
 export type { KeyRing } from './keys/key-ring.js';

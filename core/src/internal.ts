@@ -22,6 +22,7 @@ export { devAccounts } from './chain/dev-accounts.js';
 export { readGenesisFile } from './chain/genesis.js';
 export { wrapEvmTransaction } from './chain/native-tx.js';
 export { ChainStore } from './chain/chain-store.js';
+export { storedLogJson, storedLogMatches } from './logs/stored-log.js';
 export { TrieNodeStore } from './chain/state/trie-node-store.js';
 export { castEvmAddress } from './chain/native/addresses.js';
 export { getSolidityString, putSolidityString } from './chain/native/solidity-storage.js';

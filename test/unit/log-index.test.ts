@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { Database, type BlockRecord, type LogRecord, type ReceiptRecord } from '@evmnode/core';
-import { ChainStore, TrieNodeStore } from '@evmnode/core/internal';
+import { Database, LogMatcher, type BlockRecord, type LogRecord, type ReceiptRecord } from '@evmnode/core';
+import { ChainStore, storedLogJson, storedLogMatches, TrieNodeStore } from '@evmnode/core/internal';
 
 const TOKEN_A = '0x00000000000000000000000000000000000000aa' as const;
 const TOKEN_B = '0x00000000000000000000000000000000000000bb' as const;
@@ -82,8 +82,39 @@ describe('log indexes', () => {
     expect(await collect(store.logPositions({ topic: hash(700), position: 0 }, 1, 3000))).to.deep.equal([]);
   });
 
-  it('reads the log at a position', async () => {
-    expect(await store.logAt({ height: 1500, logIndex: 2 })).to.deep.equal(log(TOKEN_A, [APPROVAL], 2, 1500));
-    expect(await store.logAt({ height: 1501, logIndex: 2 })).to.equal(undefined);
+  it('lists logs by emitter and first topic', async () => {
+    expect(await collect(store.logPositions({ address: TOKEN_A, topic0: APPROVAL }, 1, 1600))).to.deep.equal([
+      '500:2',
+      '1000:2',
+      '1500:2',
+    ]);
+    expect(await collect(store.logPositions({ address: TOKEN_B, topic0: APPROVAL }, 1, 3000))).to.deep.equal([]);
+  });
+
+  it('reads stored logs as their eth_ JSON, with the block hash and number', async () => {
+    const [stored] = await store.storedLogs([{ height: 1500, logIndex: 2 }]);
+    expect(JSON.parse(storedLogJson(stored!))).to.deep.equal({
+      address: TOKEN_A,
+      topics: [APPROVAL],
+      data: '0x',
+      blockNumber: '0x5dc',
+      transactionHash: hash(1500),
+      transactionIndex: '0x0',
+      blockHash: hash(1000 + 1500),
+      logIndex: '0x2',
+      removed: false,
+    });
+    const matcher = (topics: (string[] | null)[], addresses?: string[]) =>
+      new LogMatcher({
+        topics: topics as `0x${string}`[][],
+        ...(addresses ? { addresses: addresses as `0x${string}`[] } : {}),
+      });
+    expect(storedLogMatches(stored!, matcher([[APPROVAL]], [TOKEN_A]))).to.equal(true);
+    expect(storedLogMatches(stored!, matcher([null], [TOKEN_B, TOKEN_A]))).to.equal(true);
+    expect(storedLogMatches(stored!, matcher([[TRANSFER]]))).to.equal(false);
+    // As in geth, a log has at least as many topics as the criteria has positions, wildcards included.
+    expect(storedLogMatches(stored!, matcher([null, null]))).to.equal(false);
+    const missing = await store.storedLogs([{ height: 1501, logIndex: 2 }]).catch((error: Error) => error.message);
+    expect(missing).to.equal('the log index names a missing log at {"height":1501,"logIndex":2}');
   });
 });

@@ -10,10 +10,11 @@ import type {
   SyntheticTxRecord,
 } from './records.js';
 import type { TrieNodeStore } from './state/trie-node-store.js';
+import { encodeStoredLog } from '../logs/stored-log.js';
 import { ChainParams } from './chain-params.js';
 import { Bucket, bucketKey, uint64BE } from '../storage/buckets.js';
 import type { Database } from '../storage/database.js';
-import type { KvStore } from '../storage/kv-store.js';
+import type { KvStore, WriteBatch } from '../storage/kv-store.js';
 
 const HEAD_KEY = 'head';
 const DENOMS_KEY = 'denoms';
@@ -22,6 +23,27 @@ function uint32BE(value: number): Uint8Array {
   const bytes = new Uint8Array(4);
   new DataView(bytes.buffer).setUint32(0, value);
   return bytes;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** height (8 bytes) || block log index (4 bytes): how log keys and index entries end. */
+function logPositionBytes(position: LogPosition): Uint8Array {
+  return concatBytes(uint64BE(position.height), uint32BE(position.logIndex));
+}
+
+function logKey(position: LogPosition): Uint8Array {
+  return concatBytes(Uint8Array.of(Bucket.Log), logPositionBytes(position));
+}
+
+/** A log and its index entries: by address, by each topic at its position, and by address and first topic. */
+function putLog(batch: WriteBatch, log: LogRecord, block: BlockRecord): void {
+  const position = logPositionBytes({ height: block.height, logIndex: log.logIndex });
+  const indexKeys: LogIndexKey[] = [{ address: log.address }];
+  if (log.topics[0] !== undefined) indexKeys.push({ address: log.address, topic0: log.topics[0] });
+  log.topics.forEach((topic, topicPosition) => indexKeys.push({ topic, position: topicPosition }));
+  batch.put(concatBytes(Uint8Array.of(Bucket.Log), position), encodeStoredLog(log, block.hash, block.height));
+  for (const key of indexKeys) batch.put(concatBytes(logIndexPrefix(key), position), EMPTY);
 }
 
 function json<T>(bytes: Uint8Array | undefined): T | undefined {
@@ -38,9 +60,20 @@ export interface LogPosition {
   readonly logIndex: number;
 }
 
-/** An index to scan: logs emitted by an address, or logs with a topic at a position (0-3). */
+/**
+ * An index to scan: logs emitted by an address, logs with a topic at a position (0-3), or logs
+ * emitted by an address with a first topic (an event of a contract).
+ */
 export type LogIndexKey =
-  { readonly address: PrefixedHexString } | { readonly topic: PrefixedHexString; readonly position: number };
+  | { readonly address: PrefixedHexString }
+  | { readonly topic: PrefixedHexString; readonly position: number }
+  | { readonly address: PrefixedHexString; readonly topic0: PrefixedHexString };
+
+function logIndexPrefix(key: LogIndexKey): Uint8Array {
+  if ('topic0' in key) return bucketKey(Bucket.LogByAddressTopic, hexToBytes(key.address), hexToBytes(key.topic0));
+  if ('address' in key) return bucketKey(Bucket.LogByAddress, hexToBytes(key.address));
+  return bucketKey(Bucket.LogByTopic, hexToBytes(key.topic), Uint8Array.of(key.position));
+}
 
 /** Where a transaction is: its block height and index in the block. */
 export interface TxLocation {
@@ -127,19 +160,34 @@ export class ChainStore {
    * scan reads only index entries of matching logs, whatever the range.
    */
   async *logPositions(key: LogIndexKey, fromHeight: number, toHeight: number): AsyncIterable<LogPosition> {
-    const prefix =
-      'address' in key
-        ? bucketKey(Bucket.LogByAddress, hexToBytes(key.address))
-        : bucketKey(Bucket.LogByTopic, hexToBytes(key.topic), Uint8Array.of(key.position));
+    const prefix = logIndexPrefix(key);
     const range = { gte: concatBytes(prefix, uint64BE(fromHeight)), lt: concatBytes(prefix, uint64BE(toHeight + 1)) };
-    for await (const [indexKey] of this.#store.iterate(range)) {
+    for await (const indexKey of this.#store.iterateKeys(range)) {
       const view = new DataView(indexKey.buffer, indexKey.byteOffset + prefix.length, 12);
       yield { height: Number(view.getBigUint64(0)), logIndex: view.getUint32(8) };
     }
   }
 
-  async logAt(position: LogPosition): Promise<LogRecord | undefined> {
-    return json<LogRecord>(await this.#store.get(bucketKey(Bucket.Log, position.height, uint32BE(position.logIndex))));
+  /** Stored logs (logs/stored-log.ts) at `positions`, in one read. */
+  async storedLogs(positions: readonly LogPosition[]): Promise<Uint8Array[]> {
+    const values = await this.#store.getMany(positions.map(logKey));
+    return values.map((value, index) => {
+      if (value === undefined)
+        throw new Error(`the log index names a missing log at ${JSON.stringify(positions[index])}`);
+      return value;
+    });
+  }
+
+  /** Every stored log between two heights (inclusive), in chain order, with its position. */
+  async *storedLogsBetween(
+    fromHeight: number,
+    toHeight: number,
+  ): AsyncIterable<{ readonly position: LogPosition; readonly stored: Uint8Array }> {
+    const range = { gte: bucketKey(Bucket.Log, fromHeight), lt: bucketKey(Bucket.Log, toHeight + 1) };
+    for await (const [key, stored] of this.#store.iterate(range)) {
+      const view = new DataView(key.buffer, key.byteOffset + 1, 12);
+      yield { position: { height: Number(view.getBigUint64(0)), logIndex: view.getUint32(8) }, stored };
+    }
   }
 
   /**
@@ -161,17 +209,7 @@ export class ChainStore {
       batch.put(bucketKey(Bucket.TransactionHash, txHash), bucketKey(0, height, position).subarray(1));
       batch.put(bucketKey(Bucket.NativeToEvm, nativeHashes[index]!), txHash);
       batch.put(bucketKey(Bucket.EvmToNative, txHash), nativeHashes[index]!);
-      for (const log of receipt.logs) {
-        const logKey = [height, uint32BE(log.logIndex)] as const;
-        batch.put(bucketKey(Bucket.Log, ...logKey), jsonBytes(log));
-        batch.put(bucketKey(Bucket.LogByAddress, hexToBytes(log.address), ...logKey), new Uint8Array(0));
-        log.topics.forEach((topic, position) =>
-          batch.put(
-            bucketKey(Bucket.LogByTopic, hexToBytes(topic), Uint8Array.of(position), ...logKey),
-            new Uint8Array(0),
-          ),
-        );
-      }
+      for (const log of receipt.logs) putLog(batch, log, block);
     });
     for (const native of nativeTransactions)
       batch.put(bucketKey(Bucket.NativeTx, hexToBytes(native.hash)), jsonBytes(native));

@@ -24,6 +24,7 @@ export interface CoreConfig {
     readonly cors_origins: readonly string[];
     readonly ws_origins: readonly string[];
     readonly filter_timeout: number;
+    readonly max_filters: number;
     readonly max_tx_pool_txs: number;
     readonly slow: boolean;
     readonly deny_list: readonly string[];
@@ -84,7 +85,7 @@ export const coreSchema = {
     plugins: {
       doc: 'Plugins to load, in order: built-in names, npm package names or paths to a plugin folder.',
       format: 'string-list',
-      default: ['eth-query', 'eth-send', 'hosted-keys'],
+      default: ['eth-query', 'eth-send', 'filters', 'subscriptions', 'hosted-keys'],
     },
     disable_tags: {
       doc: 'Plugins carrying any of these tags are not loaded (e.g. ["hosted-key"] on public nodes).',
@@ -128,6 +129,11 @@ export const coreSchema = {
     cors_origins: { doc: 'Origins allowed by CORS on HTTP ("*" for any).', format: 'string-list', default: ['*'] },
     ws_origins: { doc: 'Origins allowed to open a WebSocket ("*" for any).', format: 'string-list', default: ['*'] },
     filter_timeout: { doc: 'A filter not polled for this long is removed.', format: 'duration', default: 120_000 },
+    max_filters: {
+      doc: 'Most filters installed on this node at once; more are refused.',
+      format: 'nat',
+      default: 10_000,
+    },
     max_tx_pool_txs: { doc: 'Most transactions txpool_content lists.', format: 'nat', default: 1000 },
     slow: { doc: 'eth_sendRawTransaction waits until the transaction is committed.', format: Boolean, default: false },
     deny_list: { doc: 'Methods this node refuses as if they did not exist.', format: 'string-list', default: [] },

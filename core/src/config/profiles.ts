@@ -12,7 +12,7 @@ export const NETWORK_PROFILES: Readonly<Record<NetworkName, Readonly<Record<stri
     'node.chain_id': 713714,
     'native.chain_id': 'sei-chain',
     'mempool.min_gas_price': 1_000_000_000,
-    'node.plugins': ['eth-query', 'eth-send', 'hosted-keys', 'native-gateway'],
+    'node.plugins': ['eth-query', 'eth-send', 'filters', 'subscriptions', 'hosted-keys', 'native-gateway'],
   },
   testnet: { 'node.chain_id': 1328, 'native.chain_id': 'atlantic-2' },
   mainnet: { 'node.chain_id': 1329, 'native.chain_id': 'pacific-1' },

@@ -5,6 +5,7 @@ import type { Chain } from '../chain/chain.js';
 import type { NativeLayer } from '../chain/native/native-layer.js';
 import type { Simulator } from '../chain/simulation/simulator.js';
 import type { KeyRing } from '../keys/key-ring.js';
+import type { LogQuery } from '../logs/log-query.js';
 import type { ChainViews } from '../views/chain-views.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import type { Database } from '../storage/database.js';
@@ -21,6 +22,8 @@ export const CoreTokens = {
   Chain: defineToken<Chain>('Chain'),
   /** Blocks, transactions and receipts in their JSON-RPC shapes. */
   ChainViews: defineToken<ChainViews>('ChainViews'),
+  /** Log queries with the reference node's checks and limits: `eth_getLogs` and the filters. */
+  LogQuery: defineToken<LogQuery>('LogQuery'),
   /** Simulated calls on any block's state: `eth_call`, gas estimates, access lists. */
   Simulator: defineToken<Simulator>('Simulator'),
   /** The native side: native transaction admission and results, native accounts and balances. */

@@ -15,6 +15,7 @@ import { loadGenesis } from '../chain/genesis-source.js';
 import { Simulator } from '../chain/simulation/simulator.js';
 import { KeyRing } from '../keys/key-ring.js';
 import { ChainViews } from '../views/chain-views.js';
+import { LogQuery } from '../logs/log-query.js';
 import { createNodeContainer } from '../di/container.js';
 import { createLogger } from '../logging/logger.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -133,6 +134,8 @@ export class EvmNode {
     container.register(CoreTokens.NativeLayer, { useValue: native });
     container.register(CoreTokens.KeyRing, { useValue: new KeyRing() });
     container.register(CoreTokens.ChainViews, { useValue: new ChainViews(chain) });
+    const logLimits = { maxBlocks: core.evm.max_blocks_for_log, maxOpenEndedLogs: core.evm.max_log_no_block };
+    container.register(CoreTokens.LogQuery, { useValue: new LogQuery(chain, logLimits) });
     const registry = container.resolve<MethodRegistry>(InternalTokens.MethodRegistry);
     const hooks = container.resolve<RequestHooks>(CoreTokens.RequestHooks);
     if (metrics !== null) hooks.add(rpcMetricsHook(metrics, registry));

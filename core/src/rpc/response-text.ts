@@ -1,9 +1,11 @@
 import { isLosslessNumber, parse as parseLossless } from 'lossless-json';
+import { RawJson } from './raw-json.js';
 import type { RpcErrorObject } from '../errors/rpc-error.js';
 
 /** `{"jsonrpc":"2.0","id":<id>,"result":<result>}`, built as text so that ids keep their exact digits. */
 export function resultText(idText: string, result: unknown): string {
-  return `{"jsonrpc":"2.0","id":${idText},"result":${JSON.stringify(result) ?? 'null'}}`;
+  const text = result instanceof RawJson ? result.text : (JSON.stringify(result) ?? 'null');
+  return `{"jsonrpc":"2.0","id":${idText},"result":${text}}`;
 }
 
 export function errorText(idText: string, error: RpcErrorObject): string {

@@ -21,7 +21,7 @@ export const Bucket = {
   NativeToEvm: 0x07,
   /** EVM transaction hash -> native transaction hash. */
   EvmToNative: 0x08,
-  /** height || block log index (4 bytes) -> log record (JSON). */
+  /** height || block log index (4 bytes) -> stored log: address and topics, then its JSON (logs/stored-log.ts). */
   Log: 0x09,
   /** address || height || block log index -> empty: logs by emitting address. */
   LogByAddress: 0x0a,
@@ -33,6 +33,8 @@ export const Bucket = {
   Synthetic: 0x0d,
   /** utf-8 name -> JSON: what genesis fixed for the chain's life, such as its denominations. */
   ChainSettings: 0x0e,
+  /** address || topic 0 || height || block log index -> empty: logs by emitter and event, the usual query. */
+  LogByAddressTopic: 0x0f,
 } as const;
 
 export type Bucket = (typeof Bucket)[keyof typeof Bucket];

@@ -7,7 +7,7 @@ import { RocksDbStore } from './rocksdb-store.js';
 import { StartupError } from '../node/startup-error.js';
 
 /** The layout version of everything evmnode stores; raise it when a bucket's format changes. */
-export const SCHEMA_VERSION = 2n;
+export const SCHEMA_VERSION = 3n;
 
 const SCHEMA_VERSION_KEY = 'schema-version';
 

@@ -21,11 +21,15 @@ export interface WriteBatch {
 /** The narrow key-value interface every repository is written against. */
 export interface KvStore {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  /** The values of `keys`, in their order, in one read. */
+  getMany(keys: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
   put(key: Uint8Array, value: Uint8Array): Promise<void>;
   del(key: Uint8Array): Promise<void>;
   batch(): WriteBatch;
   /** Entries in key order (or reverse), within `range`. */
   iterate(range?: KeyRange): AsyncIterable<readonly [Uint8Array, Uint8Array]>;
+  /** Keys alone, in key order (or reverse), within `range`: index scans read nothing else. */
+  iterateKeys(range?: KeyRange): AsyncIterable<Uint8Array>;
   close(): Promise<void>;
 }
 

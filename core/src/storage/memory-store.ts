@@ -14,6 +14,11 @@ export class MemoryStore implements KvStore {
     return Promise.resolve(this.#entries.get(hexOf(key))?.[1]);
   }
 
+  getMany(keys: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    this.#assertOpen();
+    return Promise.resolve(keys.map((key) => this.#entries.get(hexOf(key))?.[1]));
+  }
+
   put(key: Uint8Array, value: Uint8Array): Promise<void> {
     return this.batch().put(key, value).write();
   }
@@ -40,6 +45,10 @@ export class MemoryStore implements KvStore {
     if (range.reverse === true) selected.reverse();
     const limit = range.limit ?? Number.POSITIVE_INFINITY;
     yield* selected.slice(0, limit < 0 ? undefined : limit);
+  }
+
+  async *iterateKeys(range: KeyRange = {}): AsyncIterable<Uint8Array> {
+    for await (const [key] of this.iterate(range)) yield key;
   }
 
   close(): Promise<void> {

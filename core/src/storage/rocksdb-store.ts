@@ -8,6 +8,8 @@ type RocksDbConstructor = (typeof RocksDbModule)['default'];
 type RocksDb = ReturnType<RocksDbConstructor>;
 type IteratorOptions = Parameters<RocksDb['iterator']>[0] & object;
 
+const SCAN_BATCH_BYTES = 256 * 1024;
+
 // The package is CommonJS while its type declarations describe an ES default export.
 const rocksdb = createRequire(import.meta.url)('rocksdb') as RocksDbConstructor;
 
@@ -57,6 +59,13 @@ export class RocksDbStore implements KvStore {
     }
   }
 
+  getMany(keys: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    if (keys.length === 0) return Promise.resolve([]);
+    return promised<(Buffer | undefined)[]>((done) =>
+      this.db.getMany(keys.map(asBuffer), { asBuffer: true }, done as never),
+    );
+  }
+
   put(key: Uint8Array, value: Uint8Array): Promise<void> {
     return promised((done) => this.db.put(asBuffer(key), asBuffer(value), done));
   }
@@ -90,11 +99,26 @@ export class RocksDbStore implements KvStore {
   }
 
   async *iterate(range: KeyRange = {}): AsyncIterable<readonly [Uint8Array, Uint8Array]> {
+    yield* this.#entries(range, true, (key, value) => [key, value!] as const);
+  }
+
+  async *iterateKeys(range: KeyRange = {}): AsyncIterable<Uint8Array> {
+    yield* this.#entries(range, false, (key) => key);
+  }
+
+  async *#entries<T>(
+    range: KeyRange,
+    values: boolean,
+    entry: (key: Buffer, value: Buffer | undefined) => T,
+  ): AsyncIterable<T> {
     const options: IteratorOptions = {
       keyAsBuffer: true,
       valueAsBuffer: true,
+      values,
       reverse: range.reverse === true,
       limit: range.limit ?? -1,
+      // Entries are fetched from RocksDB in batches of about this many bytes, not one by one.
+      highWaterMark: SCAN_BATCH_BYTES,
     };
     if (range.gte !== undefined) options.gte = asBuffer(range.gte);
     if (range.gt !== undefined) options.gt = asBuffer(range.gt);
@@ -103,16 +127,16 @@ export class RocksDbStore implements KvStore {
     const iterator = this.db.iterator(options);
     try {
       for (;;) {
-        const entry = await new Promise<readonly [Buffer, Buffer] | undefined>((resolve, reject) => {
+        const next = await new Promise<T | undefined>((resolve, reject) => {
           iterator.next((error, key, value) => {
             if (error) reject(error);
             else
               // keyAsBuffer and valueAsBuffer make both Buffers.
-              resolve(key === undefined ? undefined : [key as Buffer, value as Buffer]);
+              resolve(key === undefined ? undefined : entry(key as Buffer, value as Buffer | undefined));
           });
         });
-        if (entry === undefined) return;
-        yield entry;
+        if (next === undefined) return;
+        yield next;
       }
     } finally {
       await promised<void>((done) => iterator.end(done));

@@ -1,28 +1,18 @@
 import type { BlockRecord, ReceiptRecord } from '../chain/records.js';
+import { formatLog } from './log-json.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
 
 /** A stored receipt in geth's JSON shape: `contractAddress` only on creations, `to` absent on them. */
 export function formatReceipt(receipt: ReceiptRecord, block: BlockRecord): Record<string, unknown> {
-  const blockNumber = toQuantity(block.height);
   return {
     blockHash: block.hash,
-    blockNumber,
+    blockNumber: toQuantity(block.height),
     ...(receipt.contractAddress === null ? {} : { contractAddress: receipt.contractAddress }),
     cumulativeGasUsed: receipt.cumulativeGasUsed,
     effectiveGasPrice: receipt.effectiveGasPrice,
     from: receipt.from,
     gasUsed: receipt.gasUsed,
-    logs: receipt.logs.map((log) => ({
-      address: log.address,
-      topics: log.topics,
-      data: log.data,
-      blockNumber,
-      transactionHash: log.transactionHash,
-      transactionIndex: toQuantity(log.transactionIndex),
-      blockHash: block.hash,
-      logIndex: toQuantity(log.logIndex),
-      removed: false,
-    })),
+    logs: receipt.logs.map((log) => formatLog(log, block.hash, block.height)),
     logsBloom: receipt.logsBloom,
     status: toQuantity(receipt.status),
     ...(receipt.to === null ? {} : { to: receipt.to }),

@@ -1,0 +1,204 @@
+import type { PrefixedHexString } from '@ethereumjs/util';
+import { LogMatcher, type LogCriteria, type LogMatch } from './log-criteria.js';
+import { storedLogJson, storedLogMatches } from './stored-log.js';
+import type { Chain } from '../chain/chain.js';
+import type { LogIndexKey, LogPosition } from '../chain/chain-store.js';
+import { InvalidInputError, LimitExceededError } from '../errors/rpc-error.js';
+import type { BlockNumberOrTag } from '../rpc/block-codecs.js';
+import { RawJson } from '../rpc/raw-json.js';
+import { TokenBucket } from '../rpc/token-bucket.js';
+
+/** The limits of interface.md §8, from `[evm]`. */
+export interface LogQueryLimits {
+  /** Most blocks a closed range may span (`max_blocks_for_log`, inclusive). */
+  readonly maxBlocks: number;
+  /** Most logs an open-ended query returns (`max_log_no_block`). */
+  readonly maxOpenEndedLogs: number;
+}
+
+/** Queries over more blocks than this are large: they share one rate limit, as in the reference node. */
+const LARGE_QUERY_BLOCKS = 100;
+const LARGE_QUERIES_PER_SECOND = 30;
+
+/** Most (address, first topic) pairs scanned through the combined index; beyond, the address index. */
+const MAX_EVENT_INDEX_PAIRS = 64;
+
+/** Stored logs read per round trip while checking candidates. */
+const READ_CHUNK = 2048;
+
+/** Index entries each candidate index yields per turn while the shortest one is sought. */
+const SCAN_TURN = 512;
+
+/** The blocks a query covers; open-ended when its end is the head rather than a number. */
+export interface LogRange {
+  readonly from: number;
+  readonly to: number;
+  readonly openEnded: boolean;
+}
+
+/** A matching log: where it is and its `eth_` JSON text. */
+export interface FoundLog {
+  readonly position: LogPosition;
+  readonly json: string;
+}
+
+/**
+ * The log query behind `eth_getLogs` and the filters: the reference node's checks and limits,
+ * then a scan of the most selective log index, serving stored JSON without re-encoding it.
+ */
+export class LogQuery {
+  readonly #largeQueries = new TokenBucket(LARGE_QUERIES_PER_SECOND);
+
+  constructor(
+    private readonly chain: Chain,
+    readonly limits: LogQueryLimits,
+  ) {}
+
+  /** `eth_getLogs`: the logs `criteria` selects, after the range checks and limits. */
+  async logs(criteria: LogCriteria): Promise<RawJson> {
+    const range = await this.range(criteria);
+    if (range === undefined) return RawJson.array([]);
+    if (range.to - range.from + 1 > LARGE_QUERY_BLOCKS && !this.#largeQueries.tryTake()) {
+      throw new LimitExceededError('log query rate limit exceeded for large queries, please try again later');
+    }
+    const limit = range.openEnded ? this.limits.maxOpenEndedLogs : Number.POSITIVE_INFINITY;
+    const found = await this.find(criteria, range.from, range.to, limit);
+    return RawJson.array(found.map(({ json }) => json));
+  }
+
+  /**
+   * The heights `criteria` covers, or undefined for an unknown block hash (no logs). Checked in
+   * the reference node's order: fromBlock after toBlock, toBlock after the head, then a closed
+   * range over `max_blocks_for_log`.
+   */
+  async range(criteria: LogCriteria): Promise<LogRange | undefined> {
+    if (criteria.blockHash !== undefined) {
+      const height = await this.chain.store.heightOf(criteria.blockHash);
+      return height === undefined ? undefined : { from: height, to: height, openEnded: false };
+    }
+    const head = this.chain.head().height;
+    const to = criteria.toBlock === undefined ? head : heightOf(criteria.toBlock, head);
+    let from = criteria.fromBlock === undefined ? head : heightOf(criteria.fromBlock, head);
+    if (criteria.fromBlock === undefined && from > to) from = to;
+    if (from > to) throw new InvalidInputError(`requested fromBlock ${from} is greater than toBlock ${to}`);
+    if (to > head) throw new InvalidInputError(`requested toBlock ${to} is after latest available block ${head}`);
+    const openEnded = criteria.toBlock === undefined || isHeadTag(criteria.toBlock);
+    const blocks = to - from + 1;
+    if (!openEnded && blocks > this.limits.maxBlocks) {
+      throw new InvalidInputError(
+        `block range too large (${blocks}), maximum allowed is ${this.limits.maxBlocks} blocks`,
+      );
+    }
+    return { from, to, openEnded };
+  }
+
+  /**
+   * The logs `match` selects between two heights (inclusive), in chain order, at most `limit`,
+   * and only those after `after` when given (a filter's cursor).
+   */
+  async find(match: LogMatch, from: number, to: number, limit: number, after?: LogPosition): Promise<FoundLog[]> {
+    const matcher = new LogMatcher(match);
+    const isNew = (position: LogPosition) => after === undefined || comparePositions(position, after) > 0;
+    const found: FoundLog[] = [];
+    const indexes = candidateIndexes(match);
+    if (indexes.length === 0) {
+      for await (const { position, stored } of this.chain.store.storedLogsBetween(from, to)) {
+        if (found.length >= limit) break;
+        if (isNew(position) && storedLogMatches(stored, matcher)) found.push({ position, json: storedLogJson(stored) });
+      }
+      return found;
+    }
+    const positions = (await this.#shortestIndex(indexes, from, to)).filter(isNew);
+    for (let start = 0; start < positions.length && found.length < limit; start += READ_CHUNK) {
+      const chunk = positions.slice(start, start + READ_CHUNK);
+      const stored = await this.chain.store.storedLogs(chunk);
+      for (let index = 0; index < chunk.length && found.length < limit; index++) {
+        if (storedLogMatches(stored[index]!, matcher))
+          found.push({ position: chunk[index]!, json: storedLogJson(stored[index]!) });
+      }
+    }
+    return found;
+  }
+
+  /**
+   * The positions of the candidate index with the fewest entries in range, sorted. The indexes
+   * are read in turns, so the work is at most their number times the shortest one's length.
+   */
+  async #shortestIndex(indexes: readonly (readonly LogIndexKey[])[], from: number, to: number): Promise<LogPosition[]> {
+    const scans = indexes.map((keys) => new IndexScan(keys.map((key) => this.chain.store.logPositions(key, from, to))));
+    try {
+      for (;;) {
+        for (const scan of scans) {
+          if (await scan.read(SCAN_TURN)) return scan.positions.sort(comparePositions);
+        }
+      }
+    } finally {
+      await Promise.all(scans.map((scan) => scan.close()));
+    }
+  }
+}
+
+/** The positions of several index keys read one after another: a union of disjoint position sets. */
+class IndexScan {
+  readonly positions: LogPosition[] = [];
+  readonly #iterators: AsyncIterator<LogPosition>[];
+
+  constructor(sources: readonly AsyncIterable<LogPosition>[]) {
+    this.#iterators = sources.map((source) => source[Symbol.asyncIterator]());
+  }
+
+  /** Reads up to `count` more positions; true once every key is exhausted. */
+  async read(count: number): Promise<boolean> {
+    for (let read = 0; read < count;) {
+      const iterator = this.#iterators[0];
+      if (iterator === undefined) return true;
+      const next = await iterator.next();
+      if (next.done === true) this.#iterators.shift();
+      else {
+        this.positions.push(next.value);
+        read++;
+      }
+    }
+    return this.#iterators.length === 0;
+  }
+
+  async close(): Promise<void> {
+    // Returning ends the store's iterators early (async generators always have `return`).
+    await Promise.all(this.#iterators.map((iterator) => iterator.return!()));
+  }
+}
+
+/**
+ * The indexes that could drive a query, each a union of keys: emitter (with the first topic when
+ * both are given, the usual contract-event query), and each constrained topic position.
+ */
+function candidateIndexes(match: LogMatch): LogIndexKey[][] {
+  const candidates: LogIndexKey[][] = [];
+  const [firstTopics] = match.topics;
+  const addresses = match.addresses;
+  const byEvent =
+    addresses !== undefined && firstTopics != null && addresses.length * firstTopics.length <= MAX_EVENT_INDEX_PAIRS;
+  if (byEvent) {
+    candidates.push(addresses.flatMap((address) => firstTopics.map((topic0) => ({ address, topic0 }))));
+  } else if (addresses !== undefined) {
+    candidates.push(addresses.map((address) => ({ address })));
+  }
+  match.topics.forEach((alternatives, position) => {
+    if (alternatives === null || (byEvent && position === 0)) return;
+    candidates.push(alternatives.map((topic: PrefixedHexString) => ({ topic, position })));
+  });
+  return candidates;
+}
+
+function heightOf(block: BlockNumberOrTag, head: number): number {
+  if (typeof block === 'bigint') return Number(block);
+  return block === 'earliest' ? 0 : head;
+}
+
+function isHeadTag(block: BlockNumberOrTag): boolean {
+  return typeof block !== 'bigint' && block !== 'earliest';
+}
+
+export function comparePositions(a: LogPosition, b: LogPosition): number {
+  return a.height - b.height || a.logIndex - b.logIndex;
+}

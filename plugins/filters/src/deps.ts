@@ -1,0 +1,10 @@
+import { CoreTokens } from '@evmnode/core';
+
+/** The services the filters plugin's setup receives. */
+export const deps = {
+  chain: CoreTokens.Chain,
+  logQuery: CoreTokens.LogQuery,
+  config: CoreTokens.Config,
+};
+
+export type Deps = typeof deps;

@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import {
+  InvalidInputError,
+  LimitExceededError,
+  RawJson,
+  type Chain,
+  type LogCriteria,
+  type LogPosition,
+  type LogQuery,
+} from '@evmnode/core';
+
+/** The most a block can hold: a cursor at this log index covers the whole block. */
+const WHOLE_BLOCK = 0xffff_ffff;
+
+interface LogFilter {
+  readonly kind: 'logs';
+  readonly criteria: LogCriteria;
+  /** The last log delivered (or the end of the last block covered). */
+  cursor: LogPosition;
+  lastPoll: number;
+}
+
+interface BlockFilter {
+  readonly kind: 'blocks';
+  /** The height of the last block delivered. */
+  cursor: number;
+  lastPoll: number;
+}
+
+type Filter = LogFilter | BlockFilter;
+
+export interface FilterLimits {
+  /** A filter not polled for this long (ms) is removed (`filter_timeout`). */
+  readonly timeoutMs: number;
+  /** Most filters installed at once (`max_filters`). */
+  readonly maxFilters: number;
+}
+
+/**
+ * Polled filters (interface.md §3, §4.6): log filters and block filters, with unguessable IDs,
+ * expiry after `filter_timeout` without a poll, and a cap on how many exist. Changes are read
+ * from the chain's indexes from a per-filter cursor, so a filter holds no buffered logs.
+ */
+export class FilterManager {
+  readonly #filters = new Map<string, Filter>();
+  #sweeper: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly logQuery: LogQuery,
+    private readonly limits: FilterLimits,
+  ) {}
+
+  /** Removes expired filters periodically, so that unpolled ones do not hold memory. */
+  start(): void {
+    this.#sweeper = setInterval(() => this.#sweep(), Math.max(this.limits.timeoutMs / 2, 100));
+    this.#sweeper.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#sweeper);
+    this.#filters.clear();
+  }
+
+  get size(): number {
+    return this.#filters.size;
+  }
+
+  /** A log filter: its changes are the matching logs of blocks committed after now. */
+  newLogFilter(criteria: LogCriteria): string {
+    const head = this.chain.head().height;
+    return this.#install({ kind: 'logs', criteria, cursor: { height: head, logIndex: WHOLE_BLOCK }, lastPoll: 0 });
+  }
+
+  /** A block filter: its changes are the hashes of blocks committed after now. */
+  newBlockFilter(): string {
+    return this.#install({ kind: 'blocks', cursor: this.chain.head().height, lastPoll: 0 });
+  }
+
+  /** What is new since the last poll: matching logs, or block hashes. */
+  async changes(id: string): Promise<RawJson> {
+    const filter = this.#poll(id);
+    return filter.kind === 'blocks' ? this.#newBlockHashes(filter) : this.#newLogs(filter);
+  }
+
+  /** Every log the filter's criteria select, with `eth_getLogs`'s checks and limits. */
+  async logs(id: string): Promise<RawJson> {
+    const filter = this.#poll(id);
+    if (filter.kind !== 'logs') throw new InvalidInputError('filter does not exist');
+    return this.logQuery.logs(filter.criteria);
+  }
+
+  /** Removes a filter: true if it existed. */
+  uninstall(id: string): boolean {
+    const filter = this.#filters.get(id);
+    this.#filters.delete(id);
+    return filter !== undefined && !this.#expired(filter);
+  }
+
+  #install(filter: Filter): string {
+    if (this.#filters.size >= this.limits.maxFilters) this.#sweep();
+    if (this.#filters.size >= this.limits.maxFilters) {
+      throw new LimitExceededError(`filter limit reached: at most ${this.limits.maxFilters} filters can be installed`);
+    }
+    const id = `0x${randomBytes(16).toString('hex')}`;
+    filter.lastPoll = performance.now();
+    this.#filters.set(id, filter);
+    return id;
+  }
+
+  /** The filter `id`, its expiry renewed; an unknown or expired one is -32000 `filter does not exist`. */
+  #poll(id: string): Filter {
+    const filter = this.#filters.get(id);
+    if (filter === undefined || this.#expired(filter)) {
+      this.#filters.delete(id);
+      throw new InvalidInputError('filter does not exist');
+    }
+    filter.lastPoll = performance.now();
+    return filter;
+  }
+
+  #expired(filter: Filter): boolean {
+    return performance.now() - filter.lastPoll > this.limits.timeoutMs;
+  }
+
+  #sweep(): void {
+    for (const [id, filter] of this.#filters) if (this.#expired(filter)) this.#filters.delete(id);
+  }
+
+  async #newBlockHashes(filter: BlockFilter): Promise<RawJson> {
+    const head = this.chain.head().height;
+    const heights = Array.from({ length: Math.max(head - filter.cursor, 0) }, (_, index) => filter.cursor + 1 + index);
+    filter.cursor = Math.max(head, filter.cursor);
+    const blocks = await Promise.all(heights.map((height) => this.chain.store.blockAt(height)));
+    return RawJson.array(blocks.map((block) => JSON.stringify(block!.hash)));
+  }
+
+  /**
+   * Matching logs after the cursor, up to the head (or the filter's toBlock), at most
+   * `max_log_no_block` per poll: the cursor then stops at the last log served, and the next
+   * poll goes on from there.
+   */
+  async #newLogs(filter: LogFilter): Promise<RawJson> {
+    const { criteria } = filter;
+    const head = this.chain.head().height;
+    const to = typeof criteria.toBlock === 'bigint' ? Math.min(Number(criteria.toBlock), head) : head;
+    const from =
+      typeof criteria.fromBlock === 'bigint'
+        ? Math.max(Number(criteria.fromBlock), filter.cursor.height)
+        : filter.cursor.height;
+    if (criteria.blockHash !== undefined || from > to) return RawJson.array([]);
+    const limit = this.logQuery.limits.maxOpenEndedLogs;
+    const found = await this.logQuery.find(criteria, from, to, limit, filter.cursor);
+    filter.cursor = found.length === limit ? found[found.length - 1]!.position : { height: to, logIndex: WHOLE_BLOCK };
+    return RawJson.array(found.map(({ json }) => json));
+  }
+}

@@ -1,0 +1,9 @@
+import { CoreTokens } from '@evmnode/core';
+
+/** The services the subscriptions plugin's setup receives. */
+export const deps = {
+  chain: CoreTokens.Chain,
+  config: CoreTokens.Config,
+};
+
+export type Deps = typeof deps;
