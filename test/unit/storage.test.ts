@@ -61,6 +61,26 @@ function kvStoreContract(name: string, open: () => Promise<KvStore>): void {
       expect(await collect(store.iterate({ gt: bytes(2), lte: bytes(4) }))).to.deep.equal(['0200', '03', '04']);
       expect(await collect(store.iterate({ reverse: true, limit: 2 }))).to.deep.equal(['04', '03']);
     });
+
+    it('iterates keys alone within bounds', async () => {
+      const batch = store.batch();
+      for (const key of [[3], [1], [2, 0], [2]]) batch.put(Uint8Array.from(key), bytes(7));
+      await batch.write();
+      const keys: string[] = [];
+      for await (const key of store.iterateKeys({ gt: bytes(1), lte: bytes(3) })) keys.push(hex(key));
+      expect(keys).to.deep.equal(['02', '0200', '03']);
+    });
+
+    it('reads many values at once, in the order asked, with undefined for missing keys', async () => {
+      await store.batch().put(bytes(1), bytes(11)).put(bytes(2), bytes(22)).write();
+      const values = await store.getMany([bytes(2), bytes(9), bytes(1)]);
+      expect(values.map((value) => (value === undefined ? undefined : hex(value)))).to.deep.equal([
+        '16',
+        undefined,
+        '0b',
+      ]);
+      expect(await store.getMany([])).to.deep.equal([]);
+    });
   });
 }
 
@@ -95,7 +115,7 @@ describe('database', () => {
   it('writes the schema version into a new database and accepts it on reopening', async () => {
     const home = tempDir();
     const first = await Database.openInHome(home);
-    expect(await first.meta.get('schema-version')).to.equal(2n);
+    expect(await first.meta.get('schema-version')).to.equal(3n);
     await first.close();
     const second = await Database.openInHome(home);
     await second.close();
@@ -113,7 +133,7 @@ describe('database', () => {
     );
     expect(isStartupError(error)).to.equal(true);
     expect((error as Error).message).to.equal(
-      'the database has schema version 7, but this evmnode reads version 2: start with a new --home, or run the evmnode release that wrote it.',
+      'the database has schema version 7, but this evmnode reads version 3: start with a new --home, or run the evmnode release that wrote it.',
     );
   });
 
