@@ -79,7 +79,7 @@ export type {
 export { revertReason } from './chain/simulation/call-errors.js';
 export { isCongested, rewardPercentiles, suggestedGasPrice, suggestedTip } from './chain/fee-suggestions.js';
 export type { BlockView, ChainViews } from './views/chain-views.js';
-export type { LogQuery, LogQueryLimits, LogRange, FoundLog } from './logs/log-query.js';
+export type { LogQuery, LogQueryLimits, LogRange, LogView, FoundLog } from './logs/log-query.js';
 export { LogMatcher, MAX_TOPIC_POSITIONS } from './logs/log-criteria.js';
 export type { LogCriteria, LogMatch } from './logs/log-criteria.js';
 export { formatLog } from './views/log-json.js';

@@ -28,3 +28,4 @@ export { castEvmAddress } from './chain/native/addresses.js';
 export { getSolidityString, putSolidityString } from './chain/native/solidity-storage.js';
 export { POINTER_RUNTIME_CODE } from './chain/native/pointer-code.js';
 export { ChainViews } from './views/chain-views.js';
+export { LogQuery } from './logs/log-query.js';

@@ -3,19 +3,20 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { bech32 } from '@scure/base';
 import { expect } from 'chai';
-import { hexlify, Wallet } from 'ethers';
+import { hexlify, Interface, Wallet } from 'ethers';
 import {
   Bucket,
   bucketKey,
   Database,
   devAccounts,
+  MsgRegisterPointer,
   pointerAddressOf,
   SyntheticTxError,
   type NativeLayer,
 } from '@evmnode/core';
-import { ChainViews } from '@evmnode/core/internal';
+import { ChainViews, LogQuery } from '@evmnode/core/internal';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
-import { balanceOf, devWallet, FEE_COLLECTOR, sign, submit, waitForReceipt } from '../support/chain-kit.js';
+import { balanceOf, devWallet, FEE_COLLECTOR, nextBlocks, sign, submit, waitForReceipt } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
 import { nativeSigner, sendNative, signNative, type NativeSigner } from '../support/native-kit.js';
 
@@ -325,5 +326,94 @@ describe('a synthetic transaction its block names but the store lacks', function
       message: `synthetic transaction ${bankSend} of block ${record.height} has no stored record`,
     });
     expect((await views.block(ref, true, 'eth'))!.transactions).to.deep.equal([]);
+  });
+});
+
+describe('log queries in the ext view: synthetic pointer-transfer logs first in their block', function () {
+  this.timeout(60_000);
+  let node: TestNode;
+  before(async () => {
+    // Long blocks, so that an EVM and a native transaction sent together share one.
+    node = await startTestNode({ config: { consensus: { block_time: 1000 } } });
+  });
+  after(() => node.stop());
+
+  it('numbers a block synthetic logs first, shifting its EVM logs, and keeps them out of the eth view', async () => {
+    const registrar = await nativeSigner(devAccounts(1)[0]!.privateKey);
+    const registered = await sendNative(
+      node.node.native,
+      registrar,
+      [{ typeUrl: MsgRegisterPointer.typeUrl, value: { sender: registrar.address, denom: 'utest' } }],
+      { gas: 300_000n, fee: [{ denom: 'usei', amount: '300' }] },
+    );
+    expect(registered.code, registered.log).to.equal(0);
+    const pointer = hexlify(pointerAddressOf('utest'));
+    const [evmSender, evmReceiver, nativeReceiver] = [devWallet(2), devWallet(3), Wallet.createRandom().address];
+    const transferData = new Interface([
+      'function transfer(address to, uint256 value) returns (bool)',
+    ]).encodeFunctionData('transfer', [evmReceiver.address, 5n]);
+    const raw = await sign(evmSender, {
+      to: pointer,
+      data: transferData,
+      gasLimit: 200_000n,
+      nonce: 0,
+      chainId: 713714n,
+    });
+
+    // Both right after a block commits, so that both land in the next one.
+    await nextBlocks(node.node.chain);
+    const evmHash = await submit(node.url, raw);
+    const native = await sendNative(
+      node.node.native,
+      registrar,
+      [send(registrar.address, castOf(nativeReceiver), [{ denom: 'utest', amount: '7' }])],
+      { fee: FEE },
+    );
+    const receipt = await waitForReceipt(node.url, evmHash);
+    expect(Number(receipt.blockNumber)).to.equal(native.height);
+    const block = (await node.node.chain.store.blockAt(native.height))!;
+    const [syntheticHash] = block.synthetic.ext;
+
+    const logQuery = new LogQuery(node.node.chain, { maxBlocks: 2000, maxOpenEndedLogs: 10_000 });
+    const criteria = { blockHash: block.hash, addresses: [pointer as `0x${string}`], topics: [] };
+    const word = (hex: string) => `0x${hex.replace(/^0x/, '').toLowerCase().padStart(64, '0')}`;
+    const transferTopic = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+    const common = {
+      address: pointer,
+      blockNumber: `0x${block.height.toString(16)}`,
+      blockHash: block.hash,
+      removed: false,
+    };
+    const evmLog = {
+      ...common,
+      topics: [transferTopic, word(evmSender.address), word(evmReceiver.address)],
+      data: word('5'),
+      transactionHash: evmHash,
+    };
+    expect(JSON.parse((await logQuery.logs(criteria)).text)).to.deep.equal([
+      { ...evmLog, transactionIndex: '0x0', logIndex: '0x0' },
+    ]);
+    expect(JSON.parse((await logQuery.logs(criteria, 'ext')).text)).to.deep.equal([
+      {
+        ...common,
+        topics: [transferTopic, word(devAccounts(1)[0]!.address), word(nativeReceiver)],
+        data: word('7'),
+        transactionHash: syntheticHash,
+        transactionIndex: '0x0',
+        logIndex: '0x0',
+        synthetic: true,
+      },
+      { ...evmLog, transactionIndex: '0x1', logIndex: '0x1', synthetic: false },
+    ]);
+    // A cursor inside the block (as a filter keeps) resumes in the view's numbering.
+    const after = await logQuery.find(
+      criteria,
+      block.height,
+      block.height,
+      10,
+      { height: block.height, logIndex: 0 },
+      'ext',
+    );
+    expect(after.map(({ position }) => position)).to.deep.equal([{ height: block.height, logIndex: 1 }]);
   });
 });

@@ -75,6 +75,12 @@ function logIndexPrefix(key: LogIndexKey): Uint8Array {
   return bucketKey(Bucket.LogByTopic, hexToBytes(key.topic), Uint8Array.of(key.position));
 }
 
+/** A stored log (logs/stored-log.ts) with its position. */
+export interface PositionedLog {
+  readonly position: LogPosition;
+  readonly stored: Uint8Array;
+}
+
 /** Where a transaction is: its block height and index in the block. */
 export interface TxLocation {
   readonly height: number;
@@ -179,11 +185,20 @@ export class ChainStore {
   }
 
   /** Every stored log between two heights (inclusive), in chain order, with its position. */
-  async *storedLogsBetween(
-    fromHeight: number,
-    toHeight: number,
-  ): AsyncIterable<{ readonly position: LogPosition; readonly stored: Uint8Array }> {
-    const range = { gte: bucketKey(Bucket.Log, fromHeight), lt: bucketKey(Bucket.Log, toHeight + 1) };
+  storedLogsBetween(fromHeight: number, toHeight: number): AsyncIterable<PositionedLog> {
+    return this.#positionedLogs(Bucket.Log, fromHeight, toHeight);
+  }
+
+  /**
+   * Every synthetic log (`ext` view) between two heights (inclusive), with its `ext` position:
+   * one per pointer transfer, listed before the block's EVM logs (decisions.md D5).
+   */
+  syntheticLogsBetween(fromHeight: number, toHeight: number): AsyncIterable<PositionedLog> {
+    return this.#positionedLogs(Bucket.SyntheticLog, fromHeight, toHeight);
+  }
+
+  async *#positionedLogs(bucket: Bucket, fromHeight: number, toHeight: number): AsyncIterable<PositionedLog> {
+    const range = { gte: bucketKey(bucket, fromHeight), lt: bucketKey(bucket, toHeight + 1) };
     for await (const [key, stored] of this.#store.iterate(range)) {
       const view = new DataView(key.buffer, key.byteOffset + 1, 12);
       yield { position: { height: Number(view.getBigUint64(0)), logIndex: view.getUint32(8) }, stored };
@@ -215,6 +230,13 @@ export class ChainStore {
       batch.put(bucketKey(Bucket.NativeTx, hexToBytes(native.hash)), jsonBytes(native));
     for (const synthetic of syntheticTransactions) {
       batch.put(bucketKey(Bucket.Synthetic, hexToBytes(synthetic.hash)), jsonBytes(synthetic));
+      for (const log of synthetic.logs) {
+        const position = logPositionBytes({ height, logIndex: log.logIndex });
+        batch.put(
+          concatBytes(Uint8Array.of(Bucket.SyntheticLog), position),
+          encodeStoredLog(log, block.hash, height, true),
+        );
+      }
     }
     this.database.meta.put(batch, HEAD_KEY, BigInt(height));
     await batch.write();

@@ -5,6 +5,7 @@ import type { Chain } from '../chain/chain.js';
 import type { LogIndexKey, LogPosition } from '../chain/chain-store.js';
 import { InvalidInputError, LimitExceededError } from '../errors/rpc-error.js';
 import type { BlockNumberOrTag } from '../rpc/block-codecs.js';
+import { toQuantity } from '../rpc/hex-codecs.js';
 import { RawJson } from '../rpc/raw-json.js';
 import { TokenBucket } from '../rpc/token-bucket.js';
 
@@ -36,7 +37,13 @@ export interface LogRange {
   readonly openEnded: boolean;
 }
 
-/** A matching log: where it is and its `eth_` JSON text. */
+/**
+ * Which logs a query sees: `eth`, EVM logs only; `ext` (the deprecated `ext_` log methods), also
+ * the synthetic logs of pointer transfers, first in their block, every log with a `synthetic` flag.
+ */
+export type LogView = 'eth' | 'ext';
+
+/** A matching log: where it is (in its view's numbering) and its JSON text. */
 export interface FoundLog {
   readonly position: LogPosition;
   readonly json: string;
@@ -54,15 +61,15 @@ export class LogQuery {
     readonly limits: LogQueryLimits,
   ) {}
 
-  /** `eth_getLogs`: the logs `criteria` selects, after the range checks and limits. */
-  async logs(criteria: LogCriteria): Promise<RawJson> {
+  /** `eth_getLogs` (or `ext_getLogs`): the logs `criteria` selects, after the range checks and limits. */
+  async logs(criteria: LogCriteria, view: LogView = 'eth'): Promise<RawJson> {
     const range = await this.range(criteria);
     if (range === undefined) return RawJson.array([]);
     if (range.to - range.from + 1 > LARGE_QUERY_BLOCKS && !this.#largeQueries.tryTake()) {
       throw new LimitExceededError('log query rate limit exceeded for large queries, please try again later');
     }
     const limit = range.openEnded ? this.limits.maxOpenEndedLogs : Number.POSITIVE_INFINITY;
-    const found = await this.find(criteria, range.from, range.to, limit);
+    const found = await this.find(criteria, range.from, range.to, limit, undefined, view);
     return RawJson.array(found.map(({ json }) => json));
   }
 
@@ -94,9 +101,20 @@ export class LogQuery {
 
   /**
    * The logs `match` selects between two heights (inclusive), in chain order, at most `limit`,
-   * and only those after `after` when given (a filter's cursor).
+   * and only those after `after` when given (a filter's cursor, in the view's numbering).
    */
-  async find(match: LogMatch, from: number, to: number, limit: number, after?: LogPosition): Promise<FoundLog[]> {
+  find(
+    match: LogMatch,
+    from: number,
+    to: number,
+    limit: number,
+    after?: LogPosition,
+    view: LogView = 'eth',
+  ): Promise<FoundLog[]> {
+    return view === 'eth' ? this.#findEvm(match, from, to, limit, after) : this.#findExt(match, from, to, limit, after);
+  }
+
+  async #findEvm(match: LogMatch, from: number, to: number, limit: number, after?: LogPosition): Promise<FoundLog[]> {
     const matcher = new LogMatcher(match);
     const isNew = (position: LogPosition) => after === undefined || comparePositions(position, after) > 0;
     const found: FoundLog[] = [];
@@ -113,11 +131,35 @@ export class LogQuery {
       const chunk = positions.slice(start, start + READ_CHUNK);
       const stored = await this.chain.store.storedLogs(chunk);
       for (let index = 0; index < chunk.length && found.length < limit; index++) {
-        if (storedLogMatches(stored[index]!, matcher))
+        if (storedLogMatches(stored[index]!, matcher)) {
           found.push({ position: chunk[index]!, json: storedLogJson(stored[index]!) });
+        }
       }
     }
     return found;
+  }
+
+  /**
+   * The `ext` view: a block's synthetic logs (few: one per pointer transfer) come first, so its
+   * EVM logs and their transactions move up by that many places.
+   */
+  async #findExt(match: LogMatch, from: number, to: number, limit: number, after?: LogPosition): Promise<FoundLog[]> {
+    const matcher = new LogMatcher(match);
+    const syntheticCount = new Map<number, number>();
+    const found: FoundLog[] = [];
+    for await (const { position, stored } of this.chain.store.syntheticLogsBetween(from, to)) {
+      syntheticCount.set(position.height, (syntheticCount.get(position.height) ?? 0) + 1);
+      if (storedLogMatches(stored, matcher)) found.push({ position, json: storedLogJson(stored) });
+    }
+    const shift = (height: number) => syntheticCount.get(height) ?? 0;
+    const evmAfter = after === undefined ? undefined : { ...after, logIndex: after.logIndex - shift(after.height) };
+    for (const log of await this.#findEvm(match, from, to, limit, evmAfter)) {
+      found.push(inExtView(log, shift(log.position.height)));
+    }
+    return found
+      .filter(({ position }) => after === undefined || comparePositions(position, after) > 0)
+      .sort((a, b) => comparePositions(a.position, b.position))
+      .slice(0, limit);
   }
 
   /**
@@ -188,6 +230,16 @@ function candidateIndexes(match: LogMatch): LogIndexKey[][] {
     candidates.push(alternatives.map((topic: PrefixedHexString) => ({ topic, position })));
   });
   return candidates;
+}
+
+/** An EVM log as the `ext` view numbers it: `shift` synthetic logs and transactions precede it. */
+function inExtView(log: FoundLog, shift: number): FoundLog {
+  const json = JSON.parse(log.json) as Record<string, unknown>;
+  const logIndex = log.position.logIndex + shift;
+  json.logIndex = toQuantity(logIndex);
+  json.transactionIndex = toQuantity(Number(json.transactionIndex) + shift);
+  json.synthetic = false;
+  return { position: { height: log.position.height, logIndex }, json: JSON.stringify(json) };
 }
 
 function heightOf(block: BlockNumberOrTag, head: number): number {

@@ -11,8 +11,13 @@ const TOPIC_BYTES = 32;
  * parsing, then its `eth_` JSON text, which log queries serve as it is.
  * Layout: address (20) || topic count (1) || topics (32 each) || UTF-8 JSON.
  */
-export function encodeStoredLog(log: LogRecord, blockHash: PrefixedHexString, height: number): Uint8Array {
-  const json = Buffer.from(JSON.stringify(formatLog(log, blockHash, height)), 'utf8');
+export function encodeStoredLog(
+  log: LogRecord,
+  blockHash: PrefixedHexString,
+  height: number,
+  synthetic?: boolean,
+): Uint8Array {
+  const json = Buffer.from(JSON.stringify(formatLog(log, blockHash, height, synthetic)), 'utf8');
   const headerLength = ADDRESS_BYTES + 1 + TOPIC_BYTES * log.topics.length;
   const bytes = Buffer.allocUnsafe(headerLength + json.length);
   bytes.set(hexToBytes(log.address), 0);

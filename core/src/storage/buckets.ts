@@ -35,6 +35,8 @@ export const Bucket = {
   ChainSettings: 0x0e,
   /** address || topic 0 || height || block log index -> empty: logs by emitter and event, the usual query. */
   LogByAddressTopic: 0x0f,
+  /** height || ext-view log index (4 bytes) -> stored synthetic log (`synthetic: true`), for `ext_` log queries. */
+  SyntheticLog: 0x10,
 } as const;
 
 export type Bucket = (typeof Bucket)[keyof typeof Bucket];

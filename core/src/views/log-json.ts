@@ -2,8 +2,16 @@ import type { PrefixedHexString } from '@ethereumjs/util';
 import type { LogRecord } from '../chain/records.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
 
-/** A stored log in geth's JSON shape (interface.md §2.5), in the block `blockHash` at `height`. */
-export function formatLog(log: LogRecord, blockHash: PrefixedHexString, height: number): Record<string, unknown> {
+/**
+ * A stored log in geth's JSON shape (interface.md §2.5), in the block `blockHash` at `height`.
+ * `synthetic` is given in the `ext` view only, where every log says whether it is one.
+ */
+export function formatLog(
+  log: LogRecord,
+  blockHash: PrefixedHexString,
+  height: number,
+  synthetic?: boolean,
+): Record<string, unknown> {
   return {
     address: log.address,
     topics: log.topics,
@@ -14,5 +22,6 @@ export function formatLog(log: LogRecord, blockHash: PrefixedHexString, height: 
     blockHash,
     logIndex: toQuantity(log.logIndex),
     removed: false,
+    ...(synthetic === undefined ? {} : { synthetic }),
   };
 }

@@ -7,6 +7,7 @@ import {
   type LogCriteria,
   type LogPosition,
   type LogQuery,
+  type LogView,
 } from '@evmnode/core';
 
 /** The most a block can hold: a cursor at this log index covers the whole block. */
@@ -15,6 +16,7 @@ const WHOLE_BLOCK = 0xffff_ffff;
 interface LogFilter {
   readonly kind: 'logs';
   readonly criteria: LogCriteria;
+  readonly view: LogView;
   /** The last log delivered (or the end of the last block covered). */
   cursor: LogPosition;
   lastPoll: number;
@@ -66,10 +68,13 @@ export class FilterManager {
     return this.#filters.size;
   }
 
-  /** A log filter: its changes are the matching logs of blocks committed after now. */
-  newLogFilter(criteria: LogCriteria): string {
-    const head = this.chain.head().height;
-    return this.#install({ kind: 'logs', criteria, cursor: { height: head, logIndex: WHOLE_BLOCK }, lastPoll: 0 });
+  /**
+   * A log filter: its changes are the matching logs of blocks committed after now. `view` is
+   * `ext` for the deprecated `ext_newFilter`, whose logs include synthetic ones.
+   */
+  newLogFilter(criteria: LogCriteria, view: LogView = 'eth'): string {
+    const cursor = { height: this.chain.head().height, logIndex: WHOLE_BLOCK };
+    return this.#install({ kind: 'logs', criteria, view, cursor, lastPoll: 0 });
   }
 
   /** A block filter: its changes are the hashes of blocks committed after now. */
@@ -87,7 +92,7 @@ export class FilterManager {
   async logs(id: string): Promise<RawJson> {
     const filter = this.#poll(id);
     if (filter.kind !== 'logs') throw new InvalidInputError('filter does not exist');
-    return this.logQuery.logs(filter.criteria);
+    return this.logQuery.logs(filter.criteria, filter.view);
   }
 
   /** Removes a filter: true if it existed. */
@@ -150,7 +155,7 @@ export class FilterManager {
         : filter.cursor.height;
     if (criteria.blockHash !== undefined || from > to) return RawJson.array([]);
     const limit = this.logQuery.limits.maxOpenEndedLogs;
-    const found = await this.logQuery.find(criteria, from, to, limit, filter.cursor);
+    const found = await this.logQuery.find(criteria, from, to, limit, filter.cursor, filter.view);
     filter.cursor = found.length === limit ? found[found.length - 1]!.position : { height: to, logIndex: WHOLE_BLOCK };
     return RawJson.array(found.map(({ json }) => json));
   }
