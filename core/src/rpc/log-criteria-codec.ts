@@ -56,6 +56,8 @@ function decodeTopicPosition(value: unknown): PrefixedHexString[] | null {
   if (value === null) return null;
   if (typeof value === 'string') return [decodeFixedHex(value, 32, 'topic')];
   if (!Array.isArray(value)) throw new CodecError('invalid topic(s)');
+  // An empty list constrains nothing, as in geth.
+  if (value.length === 0) return null;
   if (value.length > MAX_ALTERNATIVES) throw new InvalidInputError('exceed max topics');
   const alternatives: PrefixedHexString[] = [];
   for (const element of value as unknown[]) {

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import {
   InvalidInputError,
   LimitExceededError,
+  newRpcId,
   RawJson,
   type Chain,
   type LogCriteria,
@@ -107,7 +107,7 @@ export class FilterManager {
     if (this.#filters.size >= this.limits.maxFilters) {
       throw new LimitExceededError(`filter limit reached: at most ${this.limits.maxFilters} filters can be installed`);
     }
-    const id = `0x${randomBytes(16).toString('hex')}`;
+    const id = newRpcId();
     filter.lastPoll = performance.now();
     this.#filters.set(id, filter);
     return id;

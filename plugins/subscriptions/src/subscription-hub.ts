@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import {
   formatHeader,
   formatLog,
   InvalidInputError,
   LimitExceededError,
+  newRpcId,
   LogMatcher,
   type Chain,
   type CommittedBlock,
@@ -46,11 +46,11 @@ export class SubscriptionHub {
 
   subscribeNewHeads(connection: Connection): string {
     if (this.#newHeads.size >= this.maxNewHeads) throw new LimitExceededError('no new subscription can be created');
-    return this.#add(this.#newHeads, { id: newId(), connection });
+    return this.#add(this.#newHeads, { id: newRpcId(), connection });
   }
 
   subscribeLogs(connection: Connection, match: LogMatch): string {
-    return this.#add(this.#logs, { id: newId(), connection, logs: new LogMatcher(match) });
+    return this.#add(this.#logs, { id: newRpcId(), connection, logs: new LogMatcher(match) });
   }
 
   /** Ends a subscription of `connection`; another connection's or an unknown one is -32000. */
@@ -91,9 +91,4 @@ export class SubscriptionHub {
 
 function notify(subscription: Subscription, result: unknown): void {
   subscription.connection.notify('eth_subscription', { subscription: subscription.id, result });
-}
-
-/** An unguessable subscription ID, in geth's form (0x and 32 hex digits). */
-function newId(): string {
-  return `0x${randomBytes(16).toString('hex')}`;
 }

@@ -1,0 +1,10 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A new unguessable filter or subscription ID in geth's form: 16 random bytes as a hex quantity
+ * (leading zeros trimmed), so that it also validates as the QUANTITY the specification says.
+ */
+export function newRpcId(): string {
+  const digits = randomBytes(16).toString('hex').replace(/^0+/, '');
+  return `0x${digits === '' ? '0' : digits}`;
+}
