@@ -62,15 +62,6 @@ function kvStoreContract(name: string, open: () => Promise<KvStore>): void {
       expect(await collect(store.iterate({ reverse: true, limit: 2 }))).to.deep.equal(['04', '03']);
     });
 
-    it('iterates keys alone within bounds', async () => {
-      const batch = store.batch();
-      for (const key of [[3], [1], [2, 0], [2]]) batch.put(Uint8Array.from(key), bytes(7));
-      await batch.write();
-      const keys: string[] = [];
-      for await (const key of store.iterateKeys({ gt: bytes(1), lte: bytes(3) })) keys.push(hex(key));
-      expect(keys).to.deep.equal(['02', '0200', '03']);
-    });
-
     it('reads many values at once, in the order asked, with undefined for missing keys', async () => {
       await store.batch().put(bytes(1), bytes(11)).put(bytes(2), bytes(22)).write();
       const values = await store.getMany([bytes(2), bytes(9), bytes(1)]);

@@ -10,11 +10,23 @@ import type {
   SyntheticTxRecord,
 } from './records.js';
 import type { TrieNodeStore } from './state/trie-node-store.js';
+export type { LogIndexKey, LogPosition, PositionedLog } from '../logs/log-index.js';
+import {
+  blockLogEntries,
+  decodeIndexedBlock,
+  logIndexPrefix,
+  logKey,
+  positionOfLogKey,
+  type IndexedBlock,
+  type LogIndexKey,
+  type LogPosition,
+  type PositionedLog,
+} from '../logs/log-index.js';
 import { encodeStoredLog } from '../logs/stored-log.js';
 import { ChainParams } from './chain-params.js';
 import { Bucket, bucketKey, uint64BE } from '../storage/buckets.js';
 import type { Database } from '../storage/database.js';
-import type { KvStore, WriteBatch } from '../storage/kv-store.js';
+import type { KvStore } from '../storage/kv-store.js';
 
 const HEAD_KEY = 'head';
 const DENOMS_KEY = 'denoms';
@@ -25,60 +37,12 @@ function uint32BE(value: number): Uint8Array {
   return bytes;
 }
 
-const EMPTY = new Uint8Array(0);
-
-/** height (8 bytes) || block log index (4 bytes): how log keys and index entries end. */
-function logPositionBytes(position: LogPosition): Uint8Array {
-  return concatBytes(uint64BE(position.height), uint32BE(position.logIndex));
-}
-
-function logKey(position: LogPosition): Uint8Array {
-  return concatBytes(Uint8Array.of(Bucket.Log), logPositionBytes(position));
-}
-
-/** A log and its index entries: by address, by each topic at its position, and by address and first topic. */
-function putLog(batch: WriteBatch, log: LogRecord, block: BlockRecord): void {
-  const position = logPositionBytes({ height: block.height, logIndex: log.logIndex });
-  const indexKeys: LogIndexKey[] = [{ address: log.address }];
-  if (log.topics[0] !== undefined) indexKeys.push({ address: log.address, topic0: log.topics[0] });
-  log.topics.forEach((topic, topicPosition) => indexKeys.push({ topic, position: topicPosition }));
-  batch.put(concatBytes(Uint8Array.of(Bucket.Log), position), encodeStoredLog(log, block.hash, block.height));
-  for (const key of indexKeys) batch.put(concatBytes(logIndexPrefix(key), position), EMPTY);
-}
-
 function json<T>(bytes: Uint8Array | undefined): T | undefined {
   return bytes === undefined ? undefined : (JSON.parse(Buffer.from(bytes).toString('utf8')) as T);
 }
 
 function jsonBytes(value: unknown): Uint8Array {
   return Buffer.from(JSON.stringify(value), 'utf8');
-}
-
-/** Where a log is: its block height and block-global log index. */
-export interface LogPosition {
-  readonly height: number;
-  readonly logIndex: number;
-}
-
-/**
- * An index to scan: logs emitted by an address, logs with a topic at a position (0-3), or logs
- * emitted by an address with a first topic (an event of a contract).
- */
-export type LogIndexKey =
-  | { readonly address: PrefixedHexString }
-  | { readonly topic: PrefixedHexString; readonly position: number }
-  | { readonly address: PrefixedHexString; readonly topic0: PrefixedHexString };
-
-function logIndexPrefix(key: LogIndexKey): Uint8Array {
-  if ('topic0' in key) return bucketKey(Bucket.LogByAddressTopic, hexToBytes(key.address), hexToBytes(key.topic0));
-  if ('address' in key) return bucketKey(Bucket.LogByAddress, hexToBytes(key.address));
-  return bucketKey(Bucket.LogByTopic, hexToBytes(key.topic), Uint8Array.of(key.position));
-}
-
-/** A stored log (logs/stored-log.ts) with its position. */
-export interface PositionedLog {
-  readonly position: LogPosition;
-  readonly stored: Uint8Array;
 }
 
 /** Where a transaction is: its block height and index in the block. */
@@ -161,25 +125,23 @@ export class ChainStore {
     await batch.write();
   }
 
-  /**
-   * Positions of the logs an index holds between two heights (inclusive), in chain order. The
-   * scan reads only index entries of matching logs, whatever the range.
-   */
-  async *logPositions(key: LogIndexKey, fromHeight: number, toHeight: number): AsyncIterable<LogPosition> {
+  /** The entries of the index `key` for the blocks between two heights (inclusive), in chain order. */
+  async *logIndexBlocks(key: LogIndexKey, fromHeight: number, toHeight: number): AsyncIterable<IndexedBlock> {
     const prefix = logIndexPrefix(key);
     const range = { gte: concatBytes(prefix, uint64BE(fromHeight)), lt: concatBytes(prefix, uint64BE(toHeight + 1)) };
-    for await (const indexKey of this.#store.iterateKeys(range)) {
-      const view = new DataView(indexKey.buffer, indexKey.byteOffset + prefix.length, 12);
-      yield { height: Number(view.getBigUint64(0)), logIndex: view.getUint32(8) };
+    for await (const [indexKey, value] of this.#store.iterate(range)) {
+      const height = Number(new DataView(indexKey.buffer, indexKey.byteOffset + prefix.length, 8).getBigUint64(0));
+      yield decodeIndexedBlock(key, height, value);
     }
   }
 
   /** Stored logs (logs/stored-log.ts) at `positions`, in one read. */
   async storedLogs(positions: readonly LogPosition[]): Promise<Uint8Array[]> {
-    const values = await this.#store.getMany(positions.map(logKey));
+    const values = await this.#store.getMany(positions.map((position) => logKey(position)));
     return values.map((value, index) => {
-      if (value === undefined)
+      if (value === undefined) {
         throw new Error(`the log index names a missing log at ${JSON.stringify(positions[index])}`);
+      }
       return value;
     });
   }
@@ -199,10 +161,7 @@ export class ChainStore {
 
   async *#positionedLogs(bucket: Bucket, fromHeight: number, toHeight: number): AsyncIterable<PositionedLog> {
     const range = { gte: bucketKey(bucket, fromHeight), lt: bucketKey(bucket, toHeight + 1) };
-    for await (const [key, stored] of this.#store.iterate(range)) {
-      const view = new DataView(key.buffer, key.byteOffset + 1, 12);
-      yield { position: { height: Number(view.getBigUint64(0)), logIndex: view.getUint32(8) }, stored };
-    }
+    for await (const [key, stored] of this.#store.iterate(range)) yield { position: positionOfLogKey(key), stored };
   }
 
   /**
@@ -216,6 +175,8 @@ export class ChainStore {
     const height = block.height;
     batch.put(bucketKey(Bucket.Block, height), jsonBytes(block));
     batch.put(bucketKey(Bucket.BlockHash, hexToBytes(block.hash)), uint64BE(height));
+    const logs = receipts.flatMap((receipt) => receipt.logs);
+    for (const [key, value] of blockLogEntries(block, logs)) batch.put(key, value);
     receipts.forEach((receipt, index) => {
       const position = uint32BE(index);
       const txHash = hexToBytes(receipt.transactionHash);
@@ -224,18 +185,14 @@ export class ChainStore {
       batch.put(bucketKey(Bucket.TransactionHash, txHash), bucketKey(0, height, position).subarray(1));
       batch.put(bucketKey(Bucket.NativeToEvm, nativeHashes[index]!), txHash);
       batch.put(bucketKey(Bucket.EvmToNative, txHash), nativeHashes[index]!);
-      for (const log of receipt.logs) putLog(batch, log, block);
     });
     for (const native of nativeTransactions)
       batch.put(bucketKey(Bucket.NativeTx, hexToBytes(native.hash)), jsonBytes(native));
     for (const synthetic of syntheticTransactions) {
       batch.put(bucketKey(Bucket.Synthetic, hexToBytes(synthetic.hash)), jsonBytes(synthetic));
       for (const log of synthetic.logs) {
-        const position = logPositionBytes({ height, logIndex: log.logIndex });
-        batch.put(
-          concatBytes(Uint8Array.of(Bucket.SyntheticLog), position),
-          encodeStoredLog(log, block.hash, height, true),
-        );
+        const key = logKey({ height, logIndex: log.logIndex }, Bucket.SyntheticLog);
+        batch.put(key, encodeStoredLog(log, block.hash, height, true));
       }
     }
     this.database.meta.put(batch, HEAD_KEY, BigInt(height));

@@ -2,7 +2,8 @@ import type { PrefixedHexString } from '@ethereumjs/util';
 import { LogMatcher, type LogCriteria, type LogMatch } from './log-criteria.js';
 import { storedLogJson, storedLogMatches } from './stored-log.js';
 import type { Chain } from '../chain/chain.js';
-import type { LogIndexKey, LogPosition } from '../chain/chain-store.js';
+import { IndexScan, shortestScan, type Candidate } from './index-scan.js';
+import type { LogIndexKey, LogPosition } from './log-index.js';
 import { InvalidInputError, LimitExceededError } from '../errors/rpc-error.js';
 import type { BlockNumberOrTag } from '../rpc/block-codecs.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
@@ -116,25 +117,47 @@ export class LogQuery {
 
   async #findEvm(match: LogMatch, from: number, to: number, limit: number, after?: LogPosition): Promise<FoundLog[]> {
     const matcher = new LogMatcher(match);
-    const isNew = (position: LogPosition) => after === undefined || comparePositions(position, after) > 0;
     const found: FoundLog[] = [];
+    const keep = (position: LogPosition, stored: Uint8Array, exact: boolean) => {
+      if (after !== undefined && comparePositions(position, after) <= 0) return;
+      if (exact || storedLogMatches(stored, matcher)) found.push({ position, json: storedLogJson(stored) });
+    };
     const indexes = candidateIndexes(match);
     if (indexes.length === 0) {
       for await (const { position, stored } of this.chain.store.storedLogsBetween(from, to)) {
         if (found.length >= limit) break;
-        if (isNew(position) && storedLogMatches(stored, matcher)) found.push({ position, json: storedLogJson(stored) });
+        keep(position, stored, false);
       }
       return found;
     }
-    const positions = (await this.#shortestIndex(indexes, from, to)).filter(isNew);
-    for (let start = 0; start < positions.length && found.length < limit; start += READ_CHUNK) {
-      const chunk = positions.slice(start, start + READ_CHUNK);
-      const stored = await this.chain.store.storedLogs(chunk);
-      for (let index = 0; index < chunk.length && found.length < limit; index++) {
-        if (storedLogMatches(stored[index]!, matcher)) {
-          found.push({ position: chunk[index]!, json: storedLogJson(stored[index]!) });
+    const scans = indexes.map(
+      ({ keys }) => new IndexScan(keys.map((key) => this.chain.store.logIndexBlocks(key, from, to))),
+    );
+    try {
+      // One index is read as it comes, so that an open-ended query stops at its limit; of several, the shortest.
+      const { index, blocks } =
+        scans.length === 1 ? { index: 0, blocks: blocksOf(scans[0]!) } : await shortestScan(scans, SCAN_TURN);
+      const exact = indexes[index]!.exact;
+      let pending: Candidate[] = [];
+      const check = async () => {
+        const unread = pending.filter((candidate) => candidate.stored === undefined);
+        const stored =
+          unread.length === 0 ? [] : await this.chain.store.storedLogs(unread.map(({ position }) => position));
+        let next = 0;
+        for (const candidate of pending) {
+          if (found.length >= limit) break;
+          keep(candidate.position, candidate.stored ?? stored[next++]!, exact);
         }
+        pending = [];
+      };
+      for await (const block of blocks) {
+        pending.push(...block);
+        if (pending.length >= READ_CHUNK) await check();
+        if (found.length >= limit) break;
       }
+      if (found.length < limit) await check();
+    } finally {
+      await Promise.all(scans.map((scan) => scan.close()));
     }
     return found;
   }
@@ -161,75 +184,41 @@ export class LogQuery {
       .sort((a, b) => comparePositions(a.position, b.position))
       .slice(0, limit);
   }
-
-  /**
-   * The positions of the candidate index with the fewest entries in range, sorted. The indexes
-   * are read in turns, so the work is at most their number times the shortest one's length.
-   */
-  async #shortestIndex(indexes: readonly (readonly LogIndexKey[])[], from: number, to: number): Promise<LogPosition[]> {
-    const scans = indexes.map((keys) => new IndexScan(keys.map((key) => this.chain.store.logPositions(key, from, to))));
-    try {
-      for (;;) {
-        for (const scan of scans) {
-          if (await scan.read(SCAN_TURN)) return scan.positions.sort(comparePositions);
-        }
-      }
-    } finally {
-      await Promise.all(scans.map((scan) => scan.close()));
-    }
-  }
 }
 
-/** The positions of several index keys read one after another: a union of disjoint position sets. */
-class IndexScan {
-  readonly positions: LogPosition[] = [];
-  readonly #iterators: AsyncIterator<LogPosition>[];
-
-  constructor(sources: readonly AsyncIterable<LogPosition>[]) {
-    this.#iterators = sources.map((source) => source[Symbol.asyncIterator]());
-  }
-
-  /** Reads up to `count` more positions; true once every key is exhausted. */
-  async read(count: number): Promise<boolean> {
-    for (let read = 0; read < count;) {
-      const iterator = this.#iterators[0];
-      if (iterator === undefined) return true;
-      const next = await iterator.next();
-      if (next.done === true) this.#iterators.shift();
-      else {
-        this.positions.push(next.value);
-        read++;
-      }
-    }
-    return this.#iterators.length === 0;
-  }
-
-  async close(): Promise<void> {
-    // Returning ends the store's iterators early (async generators always have `return`).
-    await Promise.all(this.#iterators.map((iterator) => iterator.return!()));
-  }
+/** A candidate index of a query: a union of index keys, and whether its entries all match. */
+interface CandidateIndex {
+  readonly keys: readonly LogIndexKey[];
+  /** True when the index holds exactly the matching logs, so none needs checking. */
+  readonly exact: boolean;
 }
 
 /**
- * The indexes that could drive a query, each a union of keys: emitter (with the first topic when
- * both are given, the usual contract-event query), and each constrained topic position.
+ * The indexes that could drive a query: the event index (emitter and first topic) when both are
+ * given, else the emitter index, and each constrained topic position.
  */
-function candidateIndexes(match: LogMatch): LogIndexKey[][] {
-  const candidates: LogIndexKey[][] = [];
+function candidateIndexes(match: LogMatch): CandidateIndex[] {
+  const candidates: CandidateIndex[] = [];
   const [firstTopics] = match.topics;
   const addresses = match.addresses;
   const byEvent =
     addresses !== undefined && firstTopics != null && addresses.length * firstTopics.length <= MAX_EVENT_INDEX_PAIRS;
   if (byEvent) {
-    candidates.push(addresses.flatMap((address) => firstTopics.map((topic0) => ({ address, topic0 }))));
+    const keys = addresses.flatMap((address) => firstTopics.map((topic0) => ({ address, topic0 })));
+    candidates.push({ keys, exact: match.topics.length === 1 });
   } else if (addresses !== undefined) {
-    candidates.push(addresses.map((address) => ({ address })));
+    candidates.push({ keys: addresses.map((address) => ({ address })), exact: false });
   }
   match.topics.forEach((alternatives, position) => {
     if (alternatives === null || (byEvent && position === 0)) return;
-    candidates.push(alternatives.map((topic: PrefixedHexString) => ({ topic, position })));
+    candidates.push({ keys: alternatives.map((topic: PrefixedHexString) => ({ topic, position })), exact: false });
   });
   return candidates;
+}
+
+/** A scan's blocks as they are read. */
+async function* blocksOf(scan: IndexScan): AsyncIterable<Candidate[]> {
+  for (let block = await scan.nextBlock(); block !== undefined; block = await scan.nextBlock()) yield block;
 }
 
 /** An EVM log as the `ext` view numbers it: `shift` synthetic logs and transactions precede it. */

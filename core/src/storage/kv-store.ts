@@ -28,8 +28,6 @@ export interface KvStore {
   batch(): WriteBatch;
   /** Entries in key order (or reverse), within `range`. */
   iterate(range?: KeyRange): AsyncIterable<readonly [Uint8Array, Uint8Array]>;
-  /** Keys alone, in key order (or reverse), within `range`: index scans read nothing else. */
-  iterateKeys(range?: KeyRange): AsyncIterable<Uint8Array>;
   close(): Promise<void>;
 }
 

@@ -47,10 +47,6 @@ export class MemoryStore implements KvStore {
     yield* selected.slice(0, limit < 0 ? undefined : limit);
   }
 
-  async *iterateKeys(range: KeyRange = {}): AsyncIterable<Uint8Array> {
-    for await (const [key] of this.iterate(range)) yield key;
-  }
-
   close(): Promise<void> {
     this.#closed = true;
     return Promise.resolve();

@@ -9,6 +9,7 @@ type RocksDb = ReturnType<RocksDbConstructor>;
 type IteratorOptions = Parameters<RocksDb['iterator']>[0] & object;
 
 const SCAN_BATCH_BYTES = 256 * 1024;
+const RUN_ENTRIES = 256;
 
 // The package is CommonJS while its type declarations describe an ES default export.
 const rocksdb = createRequire(import.meta.url)('rocksdb') as RocksDbConstructor;
@@ -99,22 +100,9 @@ export class RocksDbStore implements KvStore {
   }
 
   async *iterate(range: KeyRange = {}): AsyncIterable<readonly [Uint8Array, Uint8Array]> {
-    yield* this.#entries(range, true, (key, value) => [key, value!] as const);
-  }
-
-  async *iterateKeys(range: KeyRange = {}): AsyncIterable<Uint8Array> {
-    yield* this.#entries(range, false, (key) => key);
-  }
-
-  async *#entries<T>(
-    range: KeyRange,
-    values: boolean,
-    entry: (key: Buffer, value: Buffer | undefined) => T,
-  ): AsyncIterable<T> {
     const options: IteratorOptions = {
       keyAsBuffer: true,
       valueAsBuffer: true,
-      values,
       reverse: range.reverse === true,
       limit: range.limit ?? -1,
       // Entries are fetched from RocksDB in batches of about this many bytes, not one by one.
@@ -125,18 +113,25 @@ export class RocksDbStore implements KvStore {
     if (range.lte !== undefined) options.lte = asBuffer(range.lte);
     if (range.lt !== undefined) options.lt = asBuffer(range.lt);
     const iterator = this.db.iterator(options);
-    try {
-      for (;;) {
-        const next = await new Promise<T | undefined>((resolve, reject) => {
+    // Entries are taken in runs through callbacks, one promise per run rather than per entry.
+    const nextRun = () =>
+      new Promise<(readonly [Buffer, Buffer])[]>((resolve, reject) => {
+        const run: (readonly [Buffer, Buffer])[] = [];
+        const step = () =>
           iterator.next((error, key, value) => {
             if (error) reject(error);
-            else
-              // keyAsBuffer and valueAsBuffer make both Buffers.
-              resolve(key === undefined ? undefined : entry(key as Buffer, value as Buffer | undefined));
+            // keyAsBuffer and valueAsBuffer make both Buffers.
+            else if (key === undefined) resolve(run);
+            else if (run.push([key as Buffer, value as Buffer]) >= RUN_ENTRIES) resolve(run);
+            else step();
           });
-        });
-        if (next === undefined) return;
-        yield next;
+        step();
+      });
+    try {
+      for (;;) {
+        const run = await nextRun();
+        yield* run;
+        if (run.length < RUN_ENTRIES) return;
       }
     } finally {
       await promised<void>((done) => iterator.end(done));

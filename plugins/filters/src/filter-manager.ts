@@ -146,16 +146,15 @@ export class FilterManager {
    * poll goes on from there.
    */
   async #newLogs(filter: LogFilter): Promise<RawJson> {
-    const { criteria } = filter;
+    const { criteria, cursor } = filter;
     const head = this.chain.head().height;
     const to = typeof criteria.toBlock === 'bigint' ? Math.min(Number(criteria.toBlock), head) : head;
-    const from =
-      typeof criteria.fromBlock === 'bigint'
-        ? Math.max(Number(criteria.fromBlock), filter.cursor.height)
-        : filter.cursor.height;
+    // A cursor at the end of a block resumes at the next one: a poll without new blocks reads nothing.
+    const resumeAt = cursor.logIndex === WHOLE_BLOCK ? cursor.height + 1 : cursor.height;
+    const from = typeof criteria.fromBlock === 'bigint' ? Math.max(Number(criteria.fromBlock), resumeAt) : resumeAt;
     if (criteria.blockHash !== undefined || from > to) return RawJson.array([]);
     const limit = this.logQuery.limits.maxOpenEndedLogs;
-    const found = await this.logQuery.find(criteria, from, to, limit, filter.cursor, filter.view);
+    const found = await this.logQuery.find(criteria, from, to, limit, cursor, filter.view);
     filter.cursor = found.length === limit ? found[found.length - 1]!.position : { height: to, logIndex: WHOLE_BLOCK };
     return RawJson.array(found.map(({ json }) => json));
   }
