@@ -37,7 +37,7 @@ export interface SignedTx {
 }
 
 /** What the fields of a transaction to sign are, beside sender, nonce, chain and fees. */
-interface Call {
+export interface Call {
   readonly to?: string;
   readonly data?: string;
   readonly value?: bigint;
@@ -199,7 +199,8 @@ async function signEach(
   return signed;
 }
 
-async function sign(sender: Sender, chainId: bigint, call: Call): Promise<SignedTx> {
+/** Signs `call` as `sender`'s next EIP-1559 transaction, at the workload's fees. */
+export async function sign(sender: Sender, chainId: bigint, call: Call): Promise<SignedTx> {
   const raw = await sender.wallet.signTransaction({
     type: 2,
     chainId,

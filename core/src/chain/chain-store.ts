@@ -1,14 +1,7 @@
 import { bytesToHex, concatBytes, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { Denoms } from './native/bank.js';
 import type { DenomMetadata } from './native/native-types.js';
-import type {
-  BlockRecord,
-  CommittedBlock,
-  LogRecord,
-  ReceiptRecord,
-  StoredNativeTx,
-  SyntheticTxRecord,
-} from './records.js';
+import type { BlockRecord, CommittedBlock, ReceiptRecord, StoredNativeTx, SyntheticTxRecord } from './records.js';
 import type { TrieNodeStore } from './state/trie-node-store.js';
 export type { LogIndexKey, LogPosition, PositionedLog } from '../logs/log-index.js';
 import {

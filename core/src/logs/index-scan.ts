@@ -6,6 +6,11 @@ export interface Candidate {
   readonly stored?: Uint8Array;
 }
 
+async function nextOf(iterator: AsyncIterator<IndexedBlock>): Promise<IndexedBlock | undefined> {
+  const next = await iterator.next();
+  return next.done === true ? undefined : next.value;
+}
+
 function candidatesOf(block: IndexedBlock): Candidate[] {
   return block.kind === 'logs' ? block.logs : block.positions.map((position): Candidate => ({ position }));
 }
@@ -27,7 +32,7 @@ export class IndexScan {
 
   /** The candidates of the next block any key has, in log order; undefined at the end. */
   async nextBlock(): Promise<Candidate[] | undefined> {
-    this.#heads ??= await Promise.all(this.#iterators.map(async (iterator) => (await iterator.next()).value));
+    this.#heads ??= await Promise.all(this.#iterators.map(nextOf));
     const heads = this.#heads;
     let height = Number.POSITIVE_INFINITY;
     for (const head of heads) if (head !== undefined && head.height < height) height = head.height;
@@ -37,7 +42,7 @@ export class IndexScan {
       const head = heads[index];
       if (head?.height !== height) continue;
       candidates.push(...candidatesOf(head));
-      heads[index] = (await this.#iterators[index]!.next()).value;
+      heads[index] = await nextOf(this.#iterators[index]!);
     }
     if (heads.length > 1) candidates.sort((a, b) => a.position.logIndex - b.position.logIndex);
     this.read += candidates.length;

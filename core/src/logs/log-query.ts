@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { PrefixedHexString } from '@ethereumjs/util';
 import { LogMatcher, type LogCriteria, type LogMatch } from './log-criteria.js';
 import { storedLogJson, storedLogMatches } from './stored-log.js';
@@ -27,6 +28,10 @@ const MAX_EVENT_INDEX_PAIRS = 64;
 
 /** Stored logs read per round trip while checking candidates. */
 const READ_CHUNK = 2048;
+
+/** A closed range is read in up to this many segments at once; each spans at least MIN_SEGMENT_BLOCKS. */
+const PARALLEL_SEGMENTS = Math.min(4, availableParallelism());
+const MIN_SEGMENT_BLOCKS = 250;
 
 /** Index entries each candidate index yields per turn while the shortest one is sought. */
 const SCAN_TURN = 512;
@@ -130,13 +135,24 @@ export class LogQuery {
       }
       return found;
     }
-    const scans = indexes.map(
-      ({ keys }) => new IndexScan(keys.map((key) => this.chain.store.logIndexBlocks(key, from, to))),
-    );
+    const scanOf = (keys: readonly LogIndexKey[], low: number, high: number) =>
+      new IndexScan(keys.map((key) => this.chain.store.logIndexBlocks(key, low, high)));
+    const scans: IndexScan[] = [];
     try {
-      // One index is read as it comes, so that an open-ended query stops at its limit; of several, the shortest.
-      const { index, blocks } =
-        scans.length === 1 ? { index: 0, blocks: blocksOf(scans[0]!) } : await shortestScan(scans, SCAN_TURN);
+      let source: { readonly index: number; readonly blocks: AsyncIterable<Candidate[]> | Iterable<Candidate[]> };
+      if (indexes.length > 1) {
+        scans.push(...indexes.map(({ keys }) => scanOf(keys, from, to)));
+        source = await shortestScan(scans, SCAN_TURN);
+      } else if (limit === Number.POSITIVE_INFINITY) {
+        // A closed range is read whole, so its segments are read at once, on the store's threads.
+        scans.push(...segmentsOf(from, to).map(([low, high]) => scanOf(indexes[0]!.keys, low, high)));
+        source = { index: 0, blocks: (await Promise.all(scans.map(readWhole))).flat() };
+      } else {
+        // Read as it comes, so that an open-ended query stops at its limit.
+        scans.push(scanOf(indexes[0]!.keys, from, to));
+        source = { index: 0, blocks: blocksOf(scans[0]!) };
+      }
+      const { index, blocks } = source;
       const exact = indexes[index]!.exact;
       let pending: Candidate[] = [];
       const check = async () => {
@@ -214,6 +230,22 @@ function candidateIndexes(match: LogMatch): CandidateIndex[] {
     candidates.push({ keys: alternatives.map((topic: PrefixedHexString) => ({ topic, position })), exact: false });
   });
   return candidates;
+}
+
+/** Heights split into parallel segments, when there are enough of them to be worth it. */
+function segmentsOf(from: number, to: number): [number, number][] {
+  const count = Math.min(PARALLEL_SEGMENTS, Math.floor((to - from + 1) / MIN_SEGMENT_BLOCKS)) || 1;
+  const size = Math.ceil((to - from + 1) / count);
+  return Array.from({ length: count }, (_, index): [number, number] => [
+    from + index * size,
+    Math.min(to, from + (index + 1) * size - 1),
+  ]);
+}
+
+async function readWhole(scan: IndexScan): Promise<Candidate[][]> {
+  const blocks: Candidate[][] = [];
+  for await (const block of blocksOf(scan)) blocks.push(block);
+  return blocks;
 }
 
 /** A scan's blocks as they are read. */
