@@ -135,24 +135,9 @@ export class LogQuery {
       }
       return found;
     }
-    const scanOf = (keys: readonly LogIndexKey[], low: number, high: number) =>
-      new IndexScan(keys.map((key) => this.chain.store.logIndexBlocks(key, low, high)));
     const scans: IndexScan[] = [];
     try {
-      let source: { readonly index: number; readonly blocks: AsyncIterable<Candidate[]> | Iterable<Candidate[]> };
-      if (indexes.length > 1) {
-        scans.push(...indexes.map(({ keys }) => scanOf(keys, from, to)));
-        source = await shortestScan(scans, SCAN_TURN);
-      } else if (limit === Number.POSITIVE_INFINITY) {
-        // A closed range is read whole, so its segments are read at once, on the store's threads.
-        scans.push(...segmentsOf(from, to).map(([low, high]) => scanOf(indexes[0]!.keys, low, high)));
-        source = { index: 0, blocks: (await Promise.all(scans.map(readWhole))).flat() };
-      } else {
-        // Read as it comes, so that an open-ended query stops at its limit.
-        scans.push(scanOf(indexes[0]!.keys, from, to));
-        source = { index: 0, blocks: blocksOf(scans[0]!) };
-      }
-      const { index, blocks } = source;
+      const { index, blocks } = await this.#candidates(indexes, from, to, limit, scans);
       const exact = indexes[index]!.exact;
       let pending: Candidate[] = [];
       const check = async () => {
@@ -176,6 +161,32 @@ export class LogQuery {
       await Promise.all(scans.map((scan) => scan.close()));
     }
     return found;
+  }
+
+  /**
+   * The candidate logs of the query, block by block, from the index that will read fewest: the
+   * only one as it comes (an open-ended query stops at its limit), a closed range's in parallel
+   * segments, or the shortest of several. The scans opened are added to `scans` for closing.
+   */
+  async #candidates(
+    indexes: readonly CandidateIndex[],
+    from: number,
+    to: number,
+    limit: number,
+    scans: IndexScan[],
+  ): Promise<{ readonly index: number; readonly blocks: AsyncIterable<Candidate[]> | Iterable<Candidate[]> }> {
+    const scanOf = (keys: readonly LogIndexKey[], low: number, high: number) =>
+      new IndexScan(keys.map((key) => this.chain.store.logIndexBlocks(key, low, high)));
+    if (indexes.length > 1) {
+      scans.push(...indexes.map(({ keys }) => scanOf(keys, from, to)));
+      return shortestScan(scans, SCAN_TURN);
+    }
+    if (limit === Number.POSITIVE_INFINITY) {
+      scans.push(...segmentsOf(from, to).map(([low, high]) => scanOf(indexes[0]!.keys, low, high)));
+      return { index: 0, blocks: (await Promise.all(scans.map(readWhole))).flat() };
+    }
+    scans.push(scanOf(indexes[0]!.keys, from, to));
+    return { index: 0, blocks: blocksOf(scans[0]!) };
   }
 
   /**
