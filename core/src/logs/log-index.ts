@@ -64,7 +64,7 @@ export function blockLogEntries(block: BlockRecord, logs: readonly LogRecord[]):
   const positionLists = new Map<string, { key: LogIndexKey; indexes: number[] }>();
   const eventLogs = new Map<string, { key: LogIndexKey; parts: Uint8Array[] }>();
   const listPosition = (key: LogIndexKey, logIndex: number) => {
-    const id = JSON.stringify(key);
+    const id = indexId(key);
     const list = positionLists.get(id) ?? { key, indexes: [] };
     list.indexes.push(logIndex);
     positionLists.set(id, list);
@@ -77,7 +77,7 @@ export function blockLogEntries(block: BlockRecord, logs: readonly LogRecord[]):
     const [topic0] = log.topics;
     if (topic0 === undefined) continue;
     const key = { address: log.address, topic0 };
-    const id = JSON.stringify(key);
+    const id = indexId(key);
     const event = eventLogs.get(id) ?? { key, parts: [] };
     const header = Buffer.allocUnsafe(8);
     header.writeUInt32BE(log.logIndex, 0);
@@ -95,6 +95,12 @@ export function blockLogEntries(block: BlockRecord, logs: readonly LogRecord[]):
     entries.push([concatBytes(logIndexPrefix(key), height), Buffer.concat(parts)]);
   }
   return entries;
+}
+
+/** A string naming an index key, to group a block's entries (each kind has its own length). */
+function indexId(key: LogIndexKey): string {
+  if ('topic0' in key) return `${key.address}${key.topic0}`;
+  return 'address' in key ? key.address : `${key.position}${key.topic}`;
 }
 
 /** Decodes one block's entry of the index `key`. */
