@@ -390,10 +390,10 @@ describe('log queries in the ext view: synthetic pointer-transfer logs first in 
       data: word('5'),
       transactionHash: evmHash,
     };
-    expect(JSON.parse((await logQuery.logs(criteria)).text)).to.deep.equal([
+    expect((await logQuery.logs(criteria)).toJSON()).to.deep.equal([
       { ...evmLog, transactionIndex: '0x0', logIndex: '0x0' },
     ]);
-    expect(JSON.parse((await logQuery.logs(criteria, 'ext')).text)).to.deep.equal([
+    expect((await logQuery.logs(criteria, 'ext')).toJSON()).to.deep.equal([
       {
         ...common,
         topics: [transferTopic, word(devAccounts(1)[0]!.address), word(nativeReceiver)],

@@ -21,8 +21,9 @@ export function dispatcherHarness(methods: readonly MethodDefinition[], config: 
     body: string,
     transport: Transport = 'http',
     request = new RpcRequest(transport, 'req-1', undefined),
-  ) {
-    return dispatcher.dispatch(JSON.parse(body) as unknown, body, request);
+  ): Promise<string | undefined> {
+    // A response is text, or UTF-8 bytes for results that are already JSON.
+    return (await dispatcher.dispatch(JSON.parse(body) as unknown, body, request))?.toString();
   }
 
   /** Sends a value and returns the parsed response. */

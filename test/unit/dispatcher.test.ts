@@ -4,6 +4,7 @@ import {
   defineMethod,
   InvalidInputError,
   quantity,
+  RawJson,
   type RequestContext,
   TransactionRejectedError,
 } from '@evmnode/core';
@@ -38,6 +39,11 @@ const methods = [
     },
   }),
   defineMethod({ name: 'test_bigint', params: [], handler: () => 1n }),
+  defineMethod({
+    name: 'test_raw',
+    params: [],
+    handler: async () => (await delay(1), RawJson.array(['{"a":1}', Buffer.from('"b"')])),
+  }),
   defineMethod({
     name: 'test_reject',
     params: [],
@@ -286,6 +292,15 @@ describe('dispatcher', () => {
         id: null,
         error: { code: -32600, message: 'empty batch' },
       });
+    });
+
+    it('serves a result that is already JSON as it is, alone and in a batch', async () => {
+      expect(await sendRaw(JSON.stringify(call('test_raw', [], 7)))).to.equal(
+        '{"jsonrpc":"2.0","id":7,"result":[{"a":1},"b"]}',
+      );
+      expect(await sendRaw(JSON.stringify([call('test_raw', [], 1), call('test_echo', ['0x2'], 2)]))).to.equal(
+        '[{"jsonrpc":"2.0","id":1,"result":[{"a":1},"b"]},{"jsonrpc":"2.0","id":2,"result":{"n":"0x2","who":null}}]',
+      );
     });
 
     it('answers each element in order, skipping notifications', async () => {

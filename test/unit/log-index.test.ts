@@ -100,7 +100,7 @@ describe('log indexes', () => {
 
   it('reads stored logs as their eth_ JSON, with the block hash and number', async () => {
     const [stored] = await store.storedLogs([{ height: 1500, logIndex: 2 }]);
-    expect(JSON.parse(storedLogJson(stored!))).to.deep.equal({
+    expect(JSON.parse(storedLogJson(stored!).toString('utf8'))).to.deep.equal({
       address: TOKEN_A,
       topics: [APPROVAL],
       data: '0x',

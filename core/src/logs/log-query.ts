@@ -49,15 +49,15 @@ export interface LogRange {
  */
 export type LogView = 'eth' | 'ext';
 
-/** A matching log: where it is (in its view's numbering) and its JSON text. */
+/** A matching log: where it is (in its view's numbering) and its JSON, as UTF-8 bytes. */
 export interface FoundLog {
   readonly position: LogPosition;
-  readonly json: string;
+  readonly json: Uint8Array;
 }
 
 /**
  * The log query behind `eth_getLogs` and the filters: the reference node's checks and limits,
- * then a scan of the most selective log index, serving stored JSON without re-encoding it.
+ * then a scan of the most selective log index, serving the stored JSON bytes as they are.
  */
 export class LogQuery {
   readonly #largeQueries = new TokenBucket(LARGE_QUERIES_PER_SECOND);
@@ -266,12 +266,12 @@ async function* blocksOf(scan: IndexScan): AsyncIterable<Candidate[]> {
 
 /** An EVM log as the `ext` view numbers it: `shift` synthetic logs and transactions precede it. */
 function inExtView(log: FoundLog, shift: number): FoundLog {
-  const json = JSON.parse(log.json) as Record<string, unknown>;
+  const json = JSON.parse(Buffer.from(log.json).toString('utf8')) as Record<string, unknown>;
   const logIndex = log.position.logIndex + shift;
   json.logIndex = toQuantity(logIndex);
   json.transactionIndex = toQuantity(Number(json.transactionIndex) + shift);
   json.synthetic = false;
-  return { position: { height: log.position.height, logIndex }, json: JSON.stringify(json) };
+  return { position: { height: log.position.height, logIndex }, json: Buffer.from(JSON.stringify(json), 'utf8') };
 }
 
 function heightOf(block: BlockNumberOrTag, head: number): number {

@@ -46,7 +46,7 @@ export function storedLogMatches(stored: Uint8Array, matcher: LogMatcher): boole
   return matcher.matches(`0x${bytes.toString('hex', 0, ADDRESS_BYTES)}`, topics);
 }
 
-/** A stored log's `eth_` JSON text. */
-export function storedLogJson(stored: Uint8Array): string {
-  return asBuffer(stored).toString('utf8', jsonOffset(stored));
+/** A stored log's `eth_` JSON, as UTF-8 bytes (a view of `stored`, not a copy). */
+export function storedLogJson(stored: Uint8Array): Buffer {
+  return asBuffer(stored).subarray(jsonOffset(stored));
 }

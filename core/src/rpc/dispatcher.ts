@@ -3,7 +3,7 @@ import { inject, injectable } from '../di/decorators.js';
 import { decodeParams } from './decode-params.js';
 import type { MethodRegistry } from './method-registry.js';
 import type { RequestHooks } from './request-hooks.js';
-import { errorText, IdTexts, isValidId, resultText } from './response-text.js';
+import { errorText, IdTexts, isValidId, resultText, type ResponseBody } from './response-text.js';
 import type { RpcRequest } from './rpc-request.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -19,10 +19,10 @@ import { InternalTokens } from '../node/internal-tokens.js';
 import { CoreTokens } from '../node/core-tokens.js';
 
 /** The answer to one call: response text, nothing (a notification), or a call still running. */
-type Outcome = string | undefined | PendingCall;
+type Outcome = ResponseBody | undefined | PendingCall;
 
 interface PendingCall {
-  readonly promise: Promise<string | undefined>;
+  readonly promise: Promise<ResponseBody | undefined>;
   /** The answer if the deadline passes first (undefined for a notification). */
   readonly timedOutText: string | undefined;
   readonly method: string;
@@ -37,6 +37,10 @@ const INVALID_REQUEST_ERROR = new InvalidRequestError().toJSON();
 const TIMED_OUT = new ResourceUnavailableError('request timed out');
 const RESPONSE_TOO_LARGE: RpcErrorObject = { code: ErrorCode.TransactionRejected, message: 'response too large' };
 const INTERNAL: RpcErrorObject = { code: ErrorCode.Internal, message: 'internal error' };
+
+function isPending(outcome: Outcome): outcome is PendingCall {
+  return typeof outcome === 'object' && !Buffer.isBuffer(outcome);
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -75,23 +79,23 @@ export class Dispatcher {
     body: unknown,
     rawBody: string | undefined,
     request: RpcRequest,
-  ): string | undefined | Promise<string | undefined> {
+  ): ResponseBody | undefined | Promise<ResponseBody | undefined> {
     const ids = new IdTexts(rawBody);
     if (Array.isArray(body)) return this.#dispatchBatch(body, ids, request);
     const outcome = this.#call(body, -1, ids, request);
-    if (typeof outcome !== 'object') return outcome;
+    if (!isPending(outcome)) return outcome;
     return this.#awaitCalls([outcome], [0], request).then((texts) => texts[0]);
   }
 
-  async #dispatchBatch(batch: unknown[], ids: IdTexts, request: RpcRequest): Promise<string | undefined> {
+  async #dispatchBatch(batch: unknown[], ids: IdTexts, request: RpcRequest): Promise<ResponseBody | undefined> {
     if (batch.length === 0) return EMPTY_BATCH;
     if (batch.length > this.#batchLimit) return `[${this.#batchTooLarge(batch, ids)}]`;
     const outcomes: Outcome[] = batch.map((message, index) => this.#call(message, index, ids, request));
     const pendingIndexes: number[] = [];
-    outcomes.forEach((outcome, index) => typeof outcome === 'object' && pendingIndexes.push(index));
+    outcomes.forEach((outcome, index) => isPending(outcome) && pendingIndexes.push(index));
     const texts =
       pendingIndexes.length === 0
-        ? (outcomes as (string | undefined)[])
+        ? (outcomes as (ResponseBody | undefined)[])
         : await this.#awaitCalls(outcomes, pendingIndexes, request);
     return this.#joinBatch(batch, texts, ids);
   }
@@ -106,7 +110,7 @@ export class Dispatcher {
   }
 
   /** Joins a batch's answers; past `batch_response_max_size` the remaining calls get `response too large`. */
-  #joinBatch(batch: unknown[], texts: (string | undefined)[], ids: IdTexts): string | undefined {
+  #joinBatch(batch: unknown[], texts: (ResponseBody | undefined)[], ids: IdTexts): string | undefined {
     const parts: string[] = [];
     let size = 0;
     let tooLarge = false;
@@ -118,7 +122,7 @@ export class Dispatcher {
         parts.push(errorText(id === undefined || !isValidId(id) ? 'null' : ids.text(id, index), RESPONSE_TOO_LARGE));
         continue;
       }
-      parts.push(text);
+      parts.push(typeof text === 'string' ? text : text.toString('utf8'));
       size += text.length;
       tooLarge = size > this.#responseMaxBytes;
     }
@@ -172,8 +176,8 @@ export class Dispatcher {
     isNotification: boolean,
     request: RpcRequest,
     started: number,
-  ): string | undefined {
-    let text: string;
+  ): ResponseBody | undefined {
+    let text: ResponseBody;
     try {
       text = resultText(idText, result);
     } catch (error) {
@@ -212,11 +216,11 @@ export class Dispatcher {
     outcomes: Outcome[],
     pendingIndexes: number[],
     request: RpcRequest,
-  ): Promise<(string | undefined)[]> {
-    const texts = new Array<string | undefined>(outcomes.length);
+  ): Promise<(ResponseBody | undefined)[]> {
+    const texts = new Array<ResponseBody | undefined>(outcomes.length);
     for (let index = 0; index < outcomes.length; index++) {
       const outcome = outcomes[index];
-      if (typeof outcome !== 'object') texts[index] = outcome;
+      if (!isPending(outcome)) texts[index] = outcome;
     }
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#timeoutMs)));

@@ -2,10 +2,20 @@ import { isLosslessNumber, parse as parseLossless } from 'lossless-json';
 import { RawJson } from './raw-json.js';
 import type { RpcErrorObject } from '../errors/rpc-error.js';
 
+/**
+ * A response as it goes on the wire: text, or UTF-8 bytes for a result that is already JSON
+ * ({@link RawJson}: megabytes of logs are never turned into a string).
+ */
+export type ResponseBody = string | Buffer;
+
+const RESULT_END = Buffer.from('}');
+
 /** `{"jsonrpc":"2.0","id":<id>,"result":<result>}`, built as text so that ids keep their exact digits. */
-export function resultText(idText: string, result: unknown): string {
-  const text = result instanceof RawJson ? result.text : (JSON.stringify(result) ?? 'null');
-  return `{"jsonrpc":"2.0","id":${idText},"result":${text}}`;
+export function resultText(idText: string, result: unknown): ResponseBody {
+  if (result instanceof RawJson) {
+    return Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${idText},"result":`), result.bytes, RESULT_END]);
+  }
+  return `{"jsonrpc":"2.0","id":${idText},"result":${JSON.stringify(result) ?? 'null'}}`;
 }
 
 export function errorText(idText: string, error: RpcErrorObject): string {

@@ -3,7 +3,7 @@ import { constants as zlib, gzip, type ZlibOptions } from 'node:zlib';
 import { allowedOrigin } from './cors-policy.js';
 import { ErrorCode } from '../errors/codes.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
-import { errorText } from '../rpc/response-text.js';
+import { errorText, type ResponseBody } from '../rpc/response-text.js';
 import { RpcRequest } from '../rpc/rpc-request.js';
 
 /** Content types geth accepts for JSON-RPC over HTTP. */
@@ -115,7 +115,7 @@ export class RpcPostHandler {
     res: ServerResponse,
     status: number,
     type: string,
-    text: string,
+    text: ResponseBody,
     extraHeaders?: readonly (readonly [string, string])[],
   ): Promise<void> {
     // A flat header list goes straight to the socket: no per-header validation on the hot path.
@@ -127,7 +127,7 @@ export class RpcPostHandler {
       if (allowed !== '') headers.push('Access-Control-Allow-Origin', allowed);
     }
     if (extraHeaders !== undefined) for (const [name, value] of extraHeaders) headers.push(name, value);
-    let body: string | Buffer = text;
+    let body: ResponseBody = text;
     if (text.length >= GZIP_THRESHOLD && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
       body = await new Promise<Buffer>((resolve, reject) =>
         gzip(text, gzipOptions(text.length), (error, result) => (error ? reject(error) : resolve(result))),

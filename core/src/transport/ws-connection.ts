@@ -1,5 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { Connection, ConnectionStateKey } from '../rpc/request-context.js';
+import type { ResponseBody } from '../rpc/response-text.js';
 
 /**
  * Bytes a client may leave unread before it is disconnected: a slow consumer is dropped rather
@@ -22,14 +23,14 @@ export class WsConnection implements Connection {
     return this.#open;
   }
 
-  /** Sends raw response text. */
-  send(text: string): boolean {
+  /** Sends a response as it is, always as a text frame. */
+  send(text: ResponseBody): boolean {
     if (!this.#open) return false;
     if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
       this.socket.terminate();
       return false;
     }
-    this.socket.send(text);
+    this.socket.send(text, { binary: false });
     return true;
   }
 
