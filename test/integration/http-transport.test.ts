@@ -238,6 +238,23 @@ describe('HTTP transport', () => {
       expect(await response.json()).to.have.length(50);
     });
 
+    it('streams a large answer gzipped as it is compressed, chunked, and whole once decoded', async () => {
+      const batch = JSON.stringify(
+        Array.from({ length: 100 }, (_, index) => ({ jsonrpc: '2.0', id: index, method: 'fixture_big' })),
+      );
+      const response = await fetch(node.url, {
+        method: 'POST',
+        body: batch,
+        headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' },
+      });
+      expect(response.headers.get('content-encoding')).to.equal('gzip');
+      expect(response.headers.get('content-length')).to.equal(null);
+      expect(response.headers.get('transfer-encoding')).to.equal('chunked');
+      const answers = (await response.json()) as { id: number; result: unknown[] }[];
+      expect(answers.map(({ id }) => id)).to.deep.equal(Array.from({ length: 100 }, (_, index) => index));
+      for (const { result } of answers) expect(result).to.have.length(4096);
+    });
+
     it('does not compress when the client does not ask', async () => {
       const response = await post(node.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'fixture_big' }), {
         'content-type': 'application/json',
