@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream';
-import { constants as zlib, createGzip, gzip } from 'node:zlib';
+import { gzip } from 'node:zlib';
 import { allowedOrigin } from './cors-policy.js';
+import { gzipInParallel } from './parallel-gzip.js';
 import { ErrorCode } from '../errors/codes.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { errorText, type ResponseBody } from '../rpc/response-text.js';
@@ -13,22 +13,8 @@ const JSON_TYPES = ['application/json', 'application/json-rpc', 'application/jso
 /** Answers smaller than this are sent as they are: compressing them costs more than it saves. */
 const GZIP_THRESHOLD = 1024;
 
-/**
- * Answers larger than this (large log queries) are compressed at the fastest level and sent as
- * they are compressed, so that compression, transfer and the client's decompression overlap.
- */
-const STREAMED_GZIP_THRESHOLD = 256 * 1024;
-
-/** Sends `body` gzipped in chunks as zlib produces them (chunked transfer, no Content-Length). */
-function streamGzipped(res: ServerResponse, status: number, headers: string[], body: ResponseBody): Promise<void> {
-  res.writeHead(status, headers);
-  const gzipped = createGzip({ level: zlib.Z_BEST_SPEED });
-  return new Promise((resolve) => {
-    // A client that goes away mid-answer only ends the stream; there is nobody left to tell.
-    pipeline(gzipped, res, () => resolve());
-    gzipped.end(body);
-  });
-}
+/** Answers larger than this (large log queries) are compressed in parallel parts, at the fastest level. */
+const PARALLEL_GZIP_THRESHOLD = 256 * 1024;
 
 export interface RpcPostOptions {
   readonly bodyLimit: number;
@@ -138,10 +124,12 @@ export class RpcPostHandler {
     let body: ResponseBody = text;
     if (text.length >= GZIP_THRESHOLD && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
       headers.push('Content-Encoding', 'gzip');
-      if (text.length > STREAMED_GZIP_THRESHOLD) return streamGzipped(res, status, headers, text);
-      body = await new Promise<Buffer>((resolve, reject) =>
-        gzip(text, (error, result) => (error ? reject(error) : resolve(result))),
-      );
+      body =
+        text.length > PARALLEL_GZIP_THRESHOLD
+          ? await gzipInParallel(typeof text === 'string' ? Buffer.from(text, 'utf8') : text)
+          : await new Promise<Buffer>((resolve, reject) =>
+              gzip(text, (error, result) => (error ? reject(error) : resolve(result))),
+            );
     }
     headers.push('Content-Length', String(Buffer.byteLength(body)));
     res.writeHead(status, headers);
