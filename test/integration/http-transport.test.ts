@@ -239,7 +239,7 @@ describe('HTTP transport', () => {
       expect(await response.json()).to.have.length(50);
     });
 
-    it('gzips a large answer in parallel parts as one ordinary gzip member', async () => {
+    it('gzips a large answer at the fastest level, as one ordinary gzip member with its length', async () => {
       const batch = JSON.stringify(
         Array.from({ length: 100 }, (_, index) => ({ jsonrpc: '2.0', id: index, method: 'fixture_big' })),
       );
