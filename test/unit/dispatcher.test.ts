@@ -40,6 +40,12 @@ const methods = [
   }),
   defineMethod({ name: 'test_bigint', params: [], handler: () => 1n }),
   defineMethod({
+    name: 'test_raw_big',
+    params: [],
+    handler: () =>
+      RawJson.array(Array.from({ length: 100 }, (_, index) => Buffer.from(`"${String(index).repeat(100)}"`))),
+  }),
+  defineMethod({
     name: 'test_raw',
     params: [],
     handler: async () => (await delay(1), RawJson.array(['{"a":1}', Buffer.from('"b"')])),
@@ -297,6 +303,10 @@ describe('dispatcher', () => {
     it('serves a result that is already JSON as it is, alone and in a batch', async () => {
       expect(await sendRaw(JSON.stringify(call('test_raw', [], 7)))).to.equal(
         '{"jsonrpc":"2.0","id":7,"result":[{"a":1},"b"]}',
+      );
+      const big = Array.from({ length: 100 }, (_, index) => `"${String(index).repeat(100)}"`).join(',');
+      expect(await sendRaw(JSON.stringify(call('test_raw_big', [], 8)))).to.equal(
+        `{"jsonrpc":"2.0","id":8,"result":[${big}]}`,
       );
       expect(await sendRaw(JSON.stringify([call('test_raw', [], 1), call('test_echo', ['0x2'], 2)]))).to.equal(
         '[{"jsonrpc":"2.0","id":1,"result":[{"a":1},"b"]},{"jsonrpc":"2.0","id":2,"result":{"n":"0x2","who":null}}]',

@@ -10,12 +10,16 @@ export type ResponseBody = string | Buffer;
 
 const RESULT_END = Buffer.from('}');
 
+/** Raw results up to this size (an empty filter poll) are cheaper to send as text than as bytes. */
+const SMALL_RAW_BYTES = 4096;
+
 /** `{"jsonrpc":"2.0","id":<id>,"result":<result>}`, built as text so that ids keep their exact digits. */
 export function resultText(idText: string, result: unknown): ResponseBody {
-  if (result instanceof RawJson) {
+  if (result instanceof RawJson && result.bytes.length > SMALL_RAW_BYTES) {
     return Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${idText},"result":`), result.bytes, RESULT_END]);
   }
-  return `{"jsonrpc":"2.0","id":${idText},"result":${JSON.stringify(result) ?? 'null'}}`;
+  const text = result instanceof RawJson ? result.bytes.toString('utf8') : (JSON.stringify(result) ?? 'null');
+  return `{"jsonrpc":"2.0","id":${idText},"result":${text}}`;
 }
 
 export function errorText(idText: string, error: RpcErrorObject): string {
