@@ -40,7 +40,7 @@ const methods = [
   }),
   defineMethod({ name: 'test_bigint', params: [], handler: () => 1n }),
   defineMethod({
-    name: 'test_raw_big',
+    name: 'test_rawBig',
     params: [],
     handler: () =>
       RawJson.array(Array.from({ length: 100 }, (_, index) => Buffer.from(`"${String(index).repeat(100)}"`))),
@@ -305,7 +305,7 @@ describe('dispatcher', () => {
         '{"jsonrpc":"2.0","id":7,"result":[{"a":1},"b"]}',
       );
       const big = Array.from({ length: 100 }, (_, index) => `"${String(index).repeat(100)}"`).join(',');
-      expect(await sendRaw(JSON.stringify(call('test_raw_big', [], 8)))).to.equal(
+      expect(await sendRaw(JSON.stringify(call('test_rawBig', [], 8)))).to.equal(
         `{"jsonrpc":"2.0","id":8,"result":[${big}]}`,
       );
       expect(await sendRaw(JSON.stringify([call('test_raw', [], 1), call('test_echo', ['0x2'], 2)]))).to.equal(
