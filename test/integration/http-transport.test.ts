@@ -1,5 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { gunzipSync, inflateRawSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, inflateRawSync } from 'node:zlib';
 import { expect } from 'chai';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { fixturePlugin } from '../support/plugins/paths.js';
@@ -239,14 +239,15 @@ describe('HTTP transport', () => {
       expect(await response.json()).to.have.length(50);
     });
 
-    it('gzips a large answer at the fastest level, as one ordinary gzip member with its length', async () => {
-      const batch = JSON.stringify(
-        Array.from({ length: 100 }, (_, index) => ({ jsonrpc: '2.0', id: index, method: 'fixture_big' })),
-      );
-      const { headers, body } = await new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+    /** Posts a batch of 100 `fixture_big` calls, over 256 KiB answered, and returns the raw answer. */
+    const postLargeBatch = (acceptEncoding: string) =>
+      new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const batch = JSON.stringify(
+          Array.from({ length: 100 }, (_, index) => ({ jsonrpc: '2.0', id: index, method: 'fixture_big' })),
+        );
         const request = httpRequest(
           node.url,
-          { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } },
+          { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': acceptEncoding } },
           (response) => {
             const chunks: Buffer[] = [];
             response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -256,15 +257,38 @@ describe('HTTP transport', () => {
         request.on('error', reject);
         request.end(batch);
       });
+
+    const expectLargeBatchAnswer = (text: Buffer) => {
+      expect(text.length).to.be.greaterThan(256 * 1024);
+      const answers = JSON.parse(text.toString('utf8')) as { id: number; result: unknown[] }[];
+      expect(answers.map(({ id }) => id)).to.deep.equal(Array.from({ length: 100 }, (_, index) => index));
+      for (const { result } of answers) expect(result).to.have.length(4096);
+    };
+
+    it('gzips a large answer at the fastest level, as one ordinary gzip member with its length', async () => {
+      const { headers, body } = await postLargeBatch('gzip, deflate');
       expect(headers['content-encoding']).to.equal('gzip');
       expect(Number(headers['content-length'])).to.equal(body.length);
       const text = gunzipSync(body);
       // One member: the raw deflate stream between the header and the trailer holds the whole answer.
       expect(inflateRawSync(body.subarray(10, -8)).equals(text)).to.equal(true);
-      expect(text.length).to.be.greaterThan(256 * 1024);
-      const answers = JSON.parse(text.toString('utf8')) as { id: number; result: unknown[] }[];
-      expect(answers.map(({ id }) => id)).to.deep.equal(Array.from({ length: 100 }, (_, index) => index));
-      for (const { result } of answers) expect(result).to.have.length(4096);
+      expectLargeBatchAnswer(text);
+    });
+
+    it('compresses a large answer with brotli when the client takes it, and small ones with gzip', async () => {
+      const { headers, body } = await postLargeBatch('gzip, deflate, br');
+      expect(headers['content-encoding']).to.equal('br');
+      expect(Number(headers['content-length'])).to.equal(body.length);
+      expectLargeBatchAnswer(brotliDecompressSync(body));
+      const small = await fetch(node.url, {
+        method: 'POST',
+        body: JSON.stringify(
+          Array.from({ length: 50 }, (_, index) => ({ jsonrpc: '2.0', id: index, method: 'web3_clientVersion' })),
+        ),
+        headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate, br' },
+      });
+      expect(small.headers.get('content-encoding')).to.equal('gzip');
+      expect(await small.json()).to.have.length(50);
     });
 
     it('does not compress when the client does not ask', async () => {

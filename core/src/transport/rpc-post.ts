@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { constants as zlib, gzip, type ZlibOptions } from 'node:zlib';
 import { allowedOrigin } from './cors-policy.js';
+import { encodeResponse } from './response-compression.js';
 import { ErrorCode } from '../errors/codes.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { errorText, type ResponseBody } from '../rpc/response-text.js';
@@ -8,19 +8,6 @@ import { RpcRequest } from '../rpc/rpc-request.js';
 
 /** Content types geth accepts for JSON-RPC over HTTP. */
 const JSON_TYPES = ['application/json', 'application/json-rpc', 'application/jsonrequest'];
-
-/** Answers smaller than this are sent as they are: compressing them costs more than it saves. */
-const GZIP_THRESHOLD = 1024;
-
-/**
- * Answers larger than this (large log queries) are compressed at the fastest level: at the default
- * level, compressing megabytes of hex costs more time than the smaller body saves on the wire.
- */
-const FAST_GZIP_THRESHOLD = 256 * 1024;
-
-function gzipOptions(length: number): ZlibOptions {
-  return { level: length > FAST_GZIP_THRESHOLD ? zlib.Z_BEST_SPEED : zlib.Z_DEFAULT_COMPRESSION };
-}
 
 export interface RpcPostOptions {
   readonly bodyLimit: number;
@@ -109,7 +96,7 @@ export class RpcPostHandler {
     return this.#send(req, res, 413, 'application/json', errorText('null', error), [['Connection', 'close']]);
   }
 
-  /** Writes the answer once, with CORS and, when asked and worth it, gzip. */
+  /** Writes the answer once, with CORS and, when asked and worth it, compressed. */
   async #send(
     req: IncomingMessage,
     res: ServerResponse,
@@ -127,13 +114,8 @@ export class RpcPostHandler {
       if (allowed !== '') headers.push('Access-Control-Allow-Origin', allowed);
     }
     if (extraHeaders !== undefined) for (const [name, value] of extraHeaders) headers.push(name, value);
-    let body: ResponseBody = text;
-    if (text.length >= GZIP_THRESHOLD && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
-      body = await new Promise<Buffer>((resolve, reject) =>
-        gzip(text, gzipOptions(text.length), (error, result) => (error ? reject(error) : resolve(result))),
-      );
-      headers.push('Content-Encoding', 'gzip');
-    }
+    const { body, encoding } = await encodeResponse(text, req.headers['accept-encoding']);
+    if (encoding !== undefined) headers.push('Content-Encoding', encoding);
     headers.push('Content-Length', String(Buffer.byteLength(body)));
     res.writeHead(status, headers);
     res.end(body);
