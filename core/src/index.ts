@@ -86,7 +86,7 @@ export { formatLog } from './views/log-json.js';
 export { formatHeader } from './views/block-json.js';
 export { logCriteria } from './rpc/log-criteria-codec.js';
 export { RawJson } from './rpc/raw-json.js';
-export { newRpcId } from './rpc/rpc-id.js';
+export { newRpcId, rpcId } from './rpc/rpc-id.js';
 export { formatTransaction } from './views/transaction-json.js';
 export type { TransactionPlace } from './views/transaction-json.js';
 export type { KeyRing } from './keys/key-ring.js';

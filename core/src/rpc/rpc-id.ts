@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { codec, CodecError, jsonKind } from './codec.js';
 
 /**
  * A new unguessable filter or subscription ID in geth's form: 16 random bytes as a hex quantity
@@ -8,3 +9,9 @@ export function newRpcId(): string {
   const digits = randomBytes(16).toString('hex').replace(/^0+/, '');
   return `0x${digits === '' ? '0' : digits}`;
 }
+
+/** A filter or subscription ID as a parameter (geth's `rpc.ID`): a string. */
+export const rpcId = codec('rpc.ID', (value): string => {
+  if (typeof value !== 'string') throw new CodecError(jsonKind(value), 'rpc.ID');
+  return value;
+});

@@ -64,10 +64,6 @@ export class FilterManager {
     this.#filters.clear();
   }
 
-  get size(): number {
-    return this.#filters.size;
-  }
-
   /**
    * A log filter: its changes are the matching logs of blocks committed after now. `view` is
    * `ext` for the deprecated `ext_newFilter`, whose logs include synthetic ones.

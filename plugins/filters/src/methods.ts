@@ -1,11 +1,5 @@
-import { codec, CodecError, defineMethod, jsonKind, logCriteria, type LogQuery } from '@evmnode/core';
+import { defineMethod, logCriteria, rpcId, type LogQuery } from '@evmnode/core';
 import type { FilterManager } from './filter-manager.js';
-
-/** A filter ID (geth's `rpc.ID`): a string. */
-const filterId = codec('rpc.ID', (value): string => {
-  if (typeof value !== 'string') throw new CodecError(jsonKind(value), 'rpc.ID');
-  return value;
-});
 
 /** §4.6: `eth_getLogs` and the polled filters. */
 export function filterMethods(filters: FilterManager, logQuery: LogQuery) {
@@ -27,17 +21,17 @@ export function filterMethods(filters: FilterManager, logQuery: LogQuery) {
     }),
     defineMethod({
       name: 'eth_getFilterChanges',
-      params: [filterId],
+      params: [rpcId],
       handler: ([id]) => filters.changes(id),
     }),
     defineMethod({
       name: 'eth_getFilterLogs',
-      params: [filterId],
+      params: [rpcId],
       handler: ([id]) => filters.logs(id),
     }),
     defineMethod({
       name: 'eth_uninstallFilter',
-      params: [filterId],
+      params: [rpcId],
       handler: ([id]) => filters.uninstall(id),
     }),
   ];

@@ -1,20 +1,20 @@
 import {
-  codec,
-  CodecError,
   defineMethod,
   InternalError,
-  jsonKind,
   logCriteria,
   MethodNotFoundError,
+  rpcId,
   string,
+  type Connection,
+  type RequestContext,
 } from '@evmnode/core';
 import type { SubscriptionHub } from './subscription-hub.js';
 
-/** A subscription ID (geth's `rpc.ID`): a string. */
-const subscriptionId = codec('rpc.ID', (value): string => {
-  if (typeof value !== 'string') throw new CodecError(jsonKind(value), 'rpc.ID');
-  return value;
-});
+/** The WebSocket connection a subscription belongs to (these methods are served over WebSocket only). */
+function connectionOf({ connection }: RequestContext): Connection {
+  if (connection === undefined) throw new InternalError('a subscription needs a connection');
+  return connection;
+}
 
 /** §4.10: `eth_subscribe` and `eth_unsubscribe`, WebSocket only (over HTTP: `notifications not supported`). */
 export function subscriptionMethods(hub: SubscriptionHub) {
@@ -23,13 +23,12 @@ export function subscriptionMethods(hub: SubscriptionHub) {
       name: 'eth_subscribe',
       params: [string, logCriteria.optional()],
       transports: ['ws'],
-      handler: ([kind, criteria], { connection }) => {
-        if (connection === undefined) throw new InternalError('a subscription needs a connection');
+      handler: ([kind, criteria], request) => {
         switch (kind) {
           case 'newHeads':
-            return hub.subscribeNewHeads(connection);
+            return hub.subscribeNewHeads(connectionOf(request));
           case 'logs':
-            return hub.subscribeLogs(connection, criteria ?? { topics: [] });
+            return hub.subscribeLogs(connectionOf(request), criteria ?? { topics: [] });
           default:
             throw new MethodNotFoundError(`no "${kind}" subscription in eth namespace`);
         }
@@ -37,12 +36,9 @@ export function subscriptionMethods(hub: SubscriptionHub) {
     }),
     defineMethod({
       name: 'eth_unsubscribe',
-      params: [subscriptionId],
+      params: [rpcId],
       transports: ['ws'],
-      handler: ([id], { connection }) => {
-        if (connection === undefined) throw new InternalError('a subscription needs a connection');
-        return hub.unsubscribe(connection, id);
-      },
+      handler: ([id], request) => hub.unsubscribe(connectionOf(request), id),
     }),
   ];
 }
