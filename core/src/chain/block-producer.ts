@@ -2,7 +2,7 @@ import { createBlock, type Block } from '@ethereumjs/block';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import { Bloom, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from './native-crypto.js';
 import type { Logger } from 'pino';
 import type { Chain } from './chain.js';
 import { ChainParams } from './chain-params.js';
@@ -177,7 +177,7 @@ export class BlockProducer {
 
     const height = parent.height + 1;
     const timeMs = BigInt(Math.max(Date.now(), Number(BigInt(parent.header.timeMs)) + 1));
-    const prevRandao = keccak_256(uint64BE(timeMs));
+    const prevRandao = keccak256(uint64BE(timeMs));
     const evmBlock = createBlock(
       {
         header: {

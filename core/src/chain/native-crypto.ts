@@ -1,5 +1,6 @@
 import type { CustomCrypto } from '@ethereumjs/common';
 import { calculateSigRecovery, concatBytes, setLengthLeft } from '@ethereumjs/util';
+import { createKeccak } from 'hash-wasm';
 import secp256k1 from 'secp256k1';
 
 /**
@@ -15,7 +16,18 @@ function ecrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array,
 }
 
 /**
- * The cryptographic primitives used instead of ethereumjs' defaults. Keccak-256 stays pure JS:
- * the native `keccak` binding was twice as fast but kept ~380 bytes of native memory per hash.
+ * One WebAssembly Keccak-256 hasher for the process: a hash runs start to end synchronously, so
+ * calls never interleave. About 9 times faster than the pure-JS default on short inputs, and a
+ * block hashes tens of trie nodes, keys and messages per transaction. (The native `keccak`
+ * binding was faster still but kept ~380 bytes of native memory per hash.)
  */
-export const nativeCrypto: CustomCrypto = { ecrecover };
+const keccakHasher = await createKeccak(256);
+
+export function keccak256(data: Uint8Array): Uint8Array {
+  keccakHasher.init();
+  keccakHasher.update(data);
+  return keccakHasher.digest('binary');
+}
+
+/** The cryptographic primitives used instead of ethereumjs' defaults, by the chain's Common. */
+export const nativeCrypto: CustomCrypto = { ecrecover, keccak256 };

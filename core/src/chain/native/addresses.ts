@@ -2,7 +2,7 @@ import { concatBytes, setLengthLeft } from '@ethereumjs/util';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../native-crypto.js';
 import { bech32 } from '@scure/base';
 import { ChainParams } from '../chain-params.js';
 
@@ -27,7 +27,7 @@ function keyPoint(publicKey: Uint8Array): InstanceType<typeof secp256k1.Point> {
 
 /** The EVM address of a public key: the last 20 bytes of keccak256 of its uncompressed x and y. */
 export function evmAddressOfKey(publicKey: Uint8Array): Uint8Array {
-  return keccak_256(keyPoint(publicKey).toBytes(false).subarray(1)).subarray(12);
+  return keccak256(keyPoint(publicKey).toBytes(false).subarray(1)).subarray(12);
 }
 
 /** The native address bytes of a public key: RIPEMD160(SHA256(compressed key)), as Cosmos SDK secp256k1 keys. */

@@ -1,6 +1,6 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
 import { Account, Address, hexToBytes, setLengthLeft } from '@ethereumjs/util';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../native-crypto.js';
 import { NativeError, SdkError } from './native-error.js';
 import type { Coin, DenomMetadata } from './native-types.js';
 import { recordSlot, SystemAccount } from './system-account.js';
@@ -150,7 +150,7 @@ export class Bank {
 }
 
 function denomKey(denom: string): Uint8Array {
-  return keccak_256(new TextEncoder().encode(denom));
+  return keccak256(new TextEncoder().encode(denom));
 }
 
 function balanceSlot(denom: string, account: Uint8Array): Uint8Array {

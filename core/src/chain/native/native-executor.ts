@@ -1,7 +1,7 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { bytesToHex, concatBytes, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../native-crypto.js';
 import { TxMsgData } from 'cosmjs-types/cosmos/base/abci/v1beta1/abci';
 import { encodeNativeAddress } from './addresses.js';
 import {
@@ -29,7 +29,7 @@ export interface NativeRules {
 }
 
 /** The ERC20 `Transfer(address,address,uint256)` event topic. */
-const TRANSFER_TOPIC = bytesToHex(keccak_256(new TextEncoder().encode('Transfer(address,address,uint256)')));
+const TRANSFER_TOPIC = bytesToHex(keccak256(new TextEncoder().encode('Transfer(address,address,uint256)')));
 /** `transfer(address,uint256)`. */
 const TRANSFER_SELECTOR = '0xa9059cbb';
 
@@ -253,7 +253,7 @@ function syntheticHash(
   view.setUint32(0, messageIndex);
   view.setUint32(4, coinIndex);
   position[8] = kind === 'bank-send' ? 0 : 1;
-  return bytesToHex(keccak_256(concatBytes(nativeHash, position)));
+  return bytesToHex(keccak256(concatBytes(nativeHash, position)));
 }
 
 async function executeMessage(

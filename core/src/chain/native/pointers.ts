@@ -1,6 +1,6 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
 import { Account, Address, hexToBytes } from '@ethereumjs/util';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../native-crypto.js';
 import { Bank, type Denoms } from './bank.js';
 import { NativeError, SdkError } from './native-error.js';
 import { POINTER_RUNTIME_CODE } from './pointer-code.js';
@@ -14,7 +14,7 @@ const DENOM_METADATA_NOT_FOUND = { codespace: 'bank', code: 6, description: 'cli
 
 /** The address of a denomination's ERC20 pointer: the last 20 bytes of keccak256("evmnode/erc20-pointer/" + denom). */
 export function pointerAddressOf(denom: string): Uint8Array {
-  return keccak_256(new TextEncoder().encode(`evmnode/erc20-pointer/${denom}`)).subarray(12);
+  return keccak256(new TextEncoder().encode(`evmnode/erc20-pointer/${denom}`)).subarray(12);
 }
 
 /**

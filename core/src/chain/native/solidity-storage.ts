@@ -1,6 +1,6 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
 import { bigIntToBytes, bytesToBigInt, setLengthLeft, setLengthRight, type Address } from '@ethereumjs/util';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../native-crypto.js';
 
 /*
  * Solidity's storage layout of a `string` at a slot: up to 31 bytes sit in the slot itself,
@@ -22,7 +22,7 @@ async function readWord(state: StateManagerInterface, address: Address, key: Uin
 /** The keys of the data slots of a string of `length` bytes stored at `slot` (none for a short one). */
 function dataKeys(slot: bigint, length: number): Uint8Array[] {
   if (length < WORD) return [];
-  const first = bytesToBigInt(keccak_256(slotKey(slot)));
+  const first = bytesToBigInt(keccak256(slotKey(slot)));
   return Array.from({ length: Math.ceil(length / WORD) }, (_, index) => slotKey(first + BigInt(index)));
 }
 

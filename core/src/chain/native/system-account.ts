@@ -1,10 +1,10 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
 import { Account, Address, bigIntToUnpaddedBytes, bytesToBigInt, concatBytes } from '@ethereumjs/util';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../native-crypto.js';
 
 /** The storage slot of a record: keccak256 of a one-byte record kind and the record's key parts. */
 export function recordSlot(kind: number, ...key: readonly Uint8Array[]): Uint8Array {
-  return keccak_256(concatBytes(Uint8Array.of(kind), ...key));
+  return keccak256(concatBytes(Uint8Array.of(kind), ...key));
 }
 
 /**

@@ -2,8 +2,7 @@ import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { paramsTx, type TxOptions } from '@ethereumjs/tx';
 import { bytesToBigInt, bytesToHex, publicToAddress, type PrefixedHexString } from '@ethereumjs/util';
-import { keccak_256 } from '@noble/hashes/sha3.js';
-import { nativeCrypto } from '../native-crypto.js';
+import { keccak256, nativeCrypto } from '../native-crypto.js';
 
 /** Fields of each accepted envelope, signature included: legacy (type 0), 1, 2 and 4. */
 const FIELD_COUNTS: Readonly<Record<number, number>> = { 0: 9, 1: 11, 2: 12, 4: 13 };
@@ -43,7 +42,7 @@ export function feeFieldsOf(raw: Uint8Array): { sender: PrefixedHexString; tip: 
   const [yParity, r, s] = fields.slice(-3) as [Uint8Array, Uint8Array, Uint8Array];
   const unsigned = Uint8Array.from([type, ...RLP.encode(fields.slice(0, -3))]);
   try {
-    const publicKey = nativeCrypto.ecrecover!(keccak_256(unsigned), bytesToBigInt(yParity), r, s);
+    const publicKey = nativeCrypto.ecrecover!(keccak256(unsigned), bytesToBigInt(yParity), r, s);
     return {
       sender: bytesToHex(publicToAddress(publicKey)),
       tip: bytesToBigInt(fields[2]!),

@@ -2,7 +2,7 @@ import type { StateManagerInterface } from '@ethereumjs/common';
 import type { CustomPrecompile, ExecResult, PrecompileInput } from '@ethereumjs/evm';
 import { Address, bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../native-crypto.js';
 import type { Hex } from 'viem';
 import type { PrecompileContext } from './index.js';
 import {
@@ -169,7 +169,7 @@ async function associate(call: AddrCall, data: Hex): Promise<Hex> {
   requireNoValue(call.value);
   const [v, r, s, customMessage] = call.viem.decodeAbiParameters(call.abi.associateArguments, `0x${data.slice(10)}`);
   const signature = { r: signatureNumber(r), s: signatureNumber(s), v: signatureNumber(v) };
-  const signer = recoverSigner(signature, keccak_256(hexToBytes(customMessage)));
+  const signer = recoverSigner(signature, keccak256(hexToBytes(customMessage)));
   return associatePair(call, 'associate', addressPairOf(signer));
 }
 
