@@ -86,7 +86,7 @@ export class EvmNode {
   static async start(options: NodeOptions): Promise<EvmNode> {
     const { config, plugins, disabled } = await resolveNodeSetup(options.sources);
     const core = config.core;
-    const logger = createLogger(core.logging, options.logDestination);
+    const logger = await createLogger(core.logging, options.logDestination);
     for (const { plugin, tag } of disabled)
       logger.info({ plugin: plugin.manifest.id, tag }, 'plugin switched off by disable_tags');
 
