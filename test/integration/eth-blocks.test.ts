@@ -229,6 +229,18 @@ describe('eth blocks: eth_getBlockByNumber/ByHash, transaction counts, eth_getBl
     ]);
   });
 
+  it('answers a block asked for again, in each detail, as the first time: kept answers are per detail', async () => {
+    const hashesOnly = await blockByNumber('0x1');
+    const full = await blockByNumber('0x1', true);
+    for (let round = 0; round < 2; round++) {
+      expect(await blockByNumber('0x1')).to.deep.equal(hashesOnly);
+      expect(await blockByHash(hashesOnly.hash)).to.deep.equal(hashesOnly);
+      expect(await blockByNumber('0x1', true)).to.deep.equal(full);
+    }
+    expect(hashesOnly.transactions).to.deep.equal(hashes);
+    expect((full.transactions as { hash: string }[]).map((transaction) => transaction.hash)).to.deep.equal(hashes);
+  });
+
   it('counts the transactions of a block by number and by hash: 0x0 for genesis, null for unknown blocks', async () => {
     const [genesis, block, head] = await Promise.all([
       blockByNumber('0x0'),

@@ -1,4 +1,5 @@
 import { bytesToHex, concatBytes, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { LRUCache } from 'lru-cache';
 import type { Denoms } from './native/bank.js';
 import type { DenomMetadata } from './native/native-types.js';
 import type { BlockRecord, CommittedBlock, ReceiptRecord, StoredNativeTx, SyntheticTxRecord } from './records.js';
@@ -22,6 +23,12 @@ import type { Database } from '../storage/database.js';
 import type { KvStore } from '../storage/kv-store.js';
 
 const HEAD_KEY = 'head';
+/**
+ * Stored size of the block records kept decoded in memory. A committed block never changes, and
+ * block reads (by number, for receipts, fee history, filters) otherwise pay a RocksDB read and a
+ * JSON parse each: most of the time of a batch of `eth_getBlockByNumber`.
+ */
+const BLOCK_CACHE_BYTES = 8 * 1024 * 1024;
 const DENOMS_KEY = 'denoms';
 
 function uint32BE(value: number): Uint8Array {
@@ -47,6 +54,7 @@ export interface TxLocation {
 /** The chain's blocks, transactions, receipts, logs and their indexes, written one batch per block. */
 export class ChainStore {
   readonly #store: KvStore;
+  readonly #blocks = new LRUCache<number, BlockRecord>({ maxSize: BLOCK_CACHE_BYTES });
 
   constructor(private readonly database: Database) {
     this.#store = database.store;
@@ -59,7 +67,13 @@ export class ChainStore {
   }
 
   async blockAt(height: number): Promise<BlockRecord | undefined> {
-    return json<BlockRecord>(await this.#store.get(bucketKey(Bucket.Block, height)));
+    const cached = this.#blocks.get(height);
+    if (cached !== undefined) return cached;
+    const bytes = await this.#store.get(bucketKey(Bucket.Block, height));
+    if (bytes === undefined) return undefined;
+    const block = json<BlockRecord>(bytes)!;
+    this.#blocks.set(height, block, { size: bytes.length });
+    return block;
   }
 
   async heightOf(blockHash: PrefixedHexString): Promise<number | undefined> {
@@ -166,7 +180,8 @@ export class ChainStore {
     const batch = this.database.batch();
     nodes.moveInto(batch);
     const height = block.height;
-    batch.put(bucketKey(Bucket.Block, height), jsonBytes(block));
+    const blockBytes = jsonBytes(block);
+    batch.put(bucketKey(Bucket.Block, height), blockBytes);
     batch.put(bucketKey(Bucket.BlockHash, hexToBytes(block.hash)), uint64BE(height));
     const logs = receipts.flatMap((receipt) => receipt.logs);
     for (const [key, value] of blockLogEntries(block, logs)) batch.put(key, value);
@@ -191,5 +206,6 @@ export class ChainStore {
     this.database.meta.put(batch, HEAD_KEY, BigInt(height));
     await batch.write();
     nodes.committed();
+    this.#blocks.set(height, block, { size: blockBytes.length });
   }
 }

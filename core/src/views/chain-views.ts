@@ -1,5 +1,6 @@
 import { createTxFromRLP, type TxOptions } from '@ethereumjs/tx';
 import type { PrefixedHexString } from '@ethereumjs/util';
+import { LRUCache } from 'lru-cache';
 import { formatBlock } from './block-json.js';
 import { formatReceipt } from './receipt-json.js';
 import { formatSyntheticTransaction } from './synthetic-json.js';
@@ -9,6 +10,7 @@ import type { TxLocation } from '../chain/chain-store.js';
 import { fastTxOptions } from '../chain/pool/raw-transaction.js';
 import type { BlockRecord } from '../chain/records.js';
 import type { BlockRef } from '../rpc/block-codecs.js';
+import { RawJson } from '../rpc/raw-json.js';
 import { InvalidInputError, SyntheticTxError } from '../errors/rpc-error.js';
 
 type Json = Record<string, unknown>;
@@ -22,6 +24,9 @@ export type BlockView = 'eth' | 'ext' | 'ext2';
 /** Indexes above this are out of range whatever the block (geth decodes them as uint). */
 const MAX_TRANSACTION_INDEX = 0xffff_ffffn;
 
+/** Bytes of block answers kept as JSON text: a committed block's answer never changes (instant finality). */
+const BLOCK_ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
+
 /**
  * Blocks, transactions and receipts as JSON-RPC serves them, read from the chain store: the
  * shared reading side of the `eth_` methods (and of the legacy namespaces that add synthetic
@@ -29,6 +34,11 @@ const MAX_TRANSACTION_INDEX = 0xffff_ffffn;
  */
 export class ChainViews {
   readonly #decodeOptions: TxOptions;
+  /** By height, transaction detail and view. */
+  readonly #blockAnswers = new LRUCache<string, RawJson>({
+    maxSize: BLOCK_ANSWER_CACHE_BYTES,
+    sizeCalculation: (answer) => answer.bytes.length,
+  });
 
   constructor(private readonly chain: Chain) {
     this.#decodeOptions = fastTxOptions(chain.common);
@@ -51,7 +61,25 @@ export class ChainViews {
 
   async block(ref: BlockRef, fullTransactions: boolean, view: BlockView = 'eth'): Promise<Json | null> {
     const record = await this.#blockRecord(ref);
+    return record === undefined ? null : this.#formatBlock(record, fullTransactions, view);
+  }
+
+  /**
+   * {@link block} as JSON, which the methods serve: the answers asked for most (the head, recent
+   * heights, a batch over the last blocks) are kept, and build no objects when asked again.
+   */
+  async blockJson(ref: BlockRef, fullTransactions: boolean, view: BlockView = 'eth'): Promise<RawJson | null> {
+    const record = await this.#blockRecord(ref);
     if (record === undefined) return null;
+    const key = `${record.height}/${fullTransactions}/${view}`;
+    const kept = this.#blockAnswers.get(key);
+    if (kept !== undefined) return kept;
+    const answer = new RawJson(Buffer.from(JSON.stringify(await this.#formatBlock(record, fullTransactions, view))));
+    this.#blockAnswers.set(key, answer);
+    return answer;
+  }
+
+  async #formatBlock(record: BlockRecord, fullTransactions: boolean, view: BlockView): Promise<Json> {
     const synthetic = syntheticHashes(record, view);
     if (!fullTransactions) return formatBlock(record, [...synthetic, ...record.transactions], false);
     const transactions = await Promise.all([

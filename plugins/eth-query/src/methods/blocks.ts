@@ -17,12 +17,12 @@ export function blockMethods(views: ChainViews) {
     defineMethod({
       name: 'eth_getBlockByNumber',
       params: [byNumber, boolean],
-      handler: ([number, full]) => views.block(blockRefOf(number), full),
+      handler: ([number, full]) => views.blockJson(blockRefOf(number), full),
     }),
     defineMethod({
       name: 'eth_getBlockByHash',
       params: [hash, boolean],
-      handler: ([blockHash, full]) => views.block(blockRefOfHash(blockHash), full),
+      handler: ([blockHash, full]) => views.blockJson(blockRefOfHash(blockHash), full),
     }),
     defineMethod({
       name: 'eth_getBlockTransactionCountByNumber',
