@@ -26,14 +26,15 @@ const derived = new Map<string, readonly DevAccount[]>();
 
 /** The first `count` accounts of `mnemonic` on the path m/44'/60'/0'/0/i. */
 export function devAccounts(count: number, mnemonic = DEV_MNEMONIC): DevAccount[] {
-  const known = derived.get(mnemonic) ?? [];
-  if (known.length >= count) return known.slice(0, count);
-  // Deriving the common parent once leaves one child derivation per account.
-  const parent = HDKey.fromMasterSeed(seedOf(mnemonic)).derive("m/44'/60'/0'/0");
-  const accounts = Array.from({ length: count }, (_, index) => {
-    const privateKey = parent.deriveChild(index).privateKey!;
-    return { address: bytesToHex(privateToAddress(privateKey)), privateKey: bytesToHex(privateKey) };
-  });
-  derived.set(mnemonic, accounts);
-  return accounts;
+  let accounts = derived.get(mnemonic) ?? [];
+  if (accounts.length < count) {
+    // Deriving the common parent once leaves one child derivation per account.
+    const parent = HDKey.fromMasterSeed(seedOf(mnemonic)).derive("m/44'/60'/0'/0");
+    accounts = Array.from({ length: count }, (_, index) => {
+      const privateKey = parent.deriveChild(index).privateKey!;
+      return { address: bytesToHex(privateToAddress(privateKey)), privateKey: bytesToHex(privateKey) };
+    });
+    derived.set(mnemonic, accounts);
+  }
+  return accounts.slice(0, count);
 }
