@@ -160,6 +160,23 @@ describe('chain blocks: execution, receipts, fees, base fee and the block event 
     });
   });
 
+  it("keeps a head state handed out at its block's root after the head moves, and serves the new head from a new one", async () => {
+    const receiver = someone();
+    const before = chain.head();
+    const handedOut = await chain.stateAt(before.height);
+    const raw = await sign(devWallet(5), { nonce: 0, to: receiver, value: 7n });
+    const receipt = await waitForReceipt(node.url, await submit(node.url, raw));
+    const included = Number(receipt.blockNumber);
+    expect(included).to.be.greaterThan(before.height);
+
+    // A read still running on the state it started with finishes on that block's root, and what
+    // it caches there is never taken for a later head's.
+    expect(hexlify(await handedOut.getStateRoot())).to.equal(before.stateRoot);
+    expect(await chain.stateAt(chain.head().height)).to.not.equal(handedOut);
+    expect((await chain.accountAt(receiver as `0x${string}`, included)).balance).to.equal(7n);
+    expect(await balanceOf(node.url, receiver)).to.equal(7n);
+  });
+
   it('holds a nonce gap until it is filled, then mines the run in nonce order', async () => {
     const sender = devWallet(2);
     const raws = await Promise.all([0, 1, 2].map((nonce) => sign(sender, { nonce, to: someone(), value: 1n })));

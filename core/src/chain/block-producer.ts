@@ -245,7 +245,7 @@ export class BlockProducer {
       await this.live.setStateRoot(hexToBytes(parent.stateRoot));
       throw error;
     }
-    await this.chain.applyCommitted(committed, execution.nextNonces, execution.dropped, execution.droppedNative);
+    this.chain.applyCommitted(committed, execution.nextNonces, execution.dropped, execution.droppedNative);
     this.logger.debug(
       {
         height,

@@ -57,7 +57,8 @@ export class Chain {
   readonly #pruner: StatePruner | undefined;
   #prunedAt = 0;
   #head: BlockRecord;
-  readonly #headState: MerkleStateManager;
+  /** The head's state, replaced (never moved) at each block: see {@link applyCommitted}. */
+  #headState: MerkleStateManager;
   readonly #headAccounts = new Map<PrefixedHexString, AccountState>();
   readonly #waiters = new Map<PrefixedHexString, (() => void)[]>();
 
@@ -79,7 +80,7 @@ export class Chain {
     this.#pruner = this.#keepRecent === 0 ? undefined : new StatePruner(store, database.store, nodes, this.common);
     this.#prunedAt = head.height;
     this.#head = head;
-    this.#headState = stateManagerAt(nodes, this.common, hexToBytes(head.stateRoot), HEAD_STATE_CACHES);
+    this.#headState = this.#stateManagerAtHead(head);
     this.pool = new TxPool(
       {
         common: this.common,
@@ -332,15 +333,21 @@ export class Chain {
     else waiting.push(resolve);
   }
 
+  #stateManagerAtHead(head: BlockRecord): MerkleStateManager {
+    return stateManagerAt(this.nodes, this.common, hexToBytes(head.stateRoot), HEAD_STATE_CACHES);
+  }
+
   /** Called by the producer once a block is durable: moves the head, settles the pools, publishes the block. */
-  async applyCommitted(
+  applyCommitted(
     committed: CommittedBlock,
     senders: ReadonlyMap<PrefixedHexString, bigint>,
     dropped: readonly PrefixedHexString[],
     droppedNative: readonly PrefixedHexString[],
-  ): Promise<void> {
-    // One head state for the node's life: moving its root clears its caches without reallocating them.
-    await this.#headState.setStateRoot(hexToBytes(committed.block.stateRoot));
+  ): void {
+    // A new state object rather than the old one moved to the new root: a read in flight on the
+    // old one would otherwise finish on the old root and cache what it read as the new head's.
+    // Head, state and account cache change together, with no await between them.
+    this.#headState = this.#stateManagerAtHead(committed.block);
     this.#headAccounts.clear();
     this.#head = committed.block;
     for (const [sender, nonce] of senders) this.pool.pruneBelow(sender, nonce);
