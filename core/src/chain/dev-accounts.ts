@@ -1,6 +1,7 @@
 import { pbkdf2Sync } from 'node:crypto';
-import { bytesToHex, privateToAddress, type PrefixedHexString } from '@ethereumjs/util';
+import { bytesToHex, publicToAddress, type PrefixedHexString } from '@ethereumjs/util';
 import { HDKey } from '@scure/bip32';
+import secp256k1 from 'secp256k1';
 
 /** The mnemonic of the local network's funded accounts, the same one anvil and Hardhat use. */
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -31,8 +32,11 @@ export function devAccounts(count: number, mnemonic = DEV_MNEMONIC): DevAccount[
     // Deriving the common parent once leaves one child derivation per account.
     const parent = HDKey.fromMasterSeed(seedOf(mnemonic)).derive("m/44'/60'/0'/0");
     accounts = Array.from({ length: count }, (_, index) => {
-      const privateKey = parent.deriveChild(index).privateKey!;
-      return { address: bytesToHex(privateToAddress(privateKey)), privateKey: bytesToHex(privateKey) };
+      const child = parent.deriveChild(index);
+      // The derivation already made the compressed public key: decompressing it (libsecp256k1)
+      // costs far less than computing it again in pure JS, and this runs on every local start.
+      const publicKey = secp256k1.publicKeyConvert(child.publicKey!, false).subarray(1);
+      return { address: bytesToHex(publicToAddress(publicKey)), privateKey: bytesToHex(child.privateKey!) };
     });
     derived.set(mnemonic, accounts);
   }
