@@ -2,8 +2,10 @@
  * `npm run bench:chain`: transaction ingestion of evmnode beside anvil (`--block-time 1`): 2,000
  * pre-signed ETH transfers and 2,000 ERC20 transfers from 10 dev accounts at 32 in flight, timed
  * first submit to last receipt, after 1,000 untimed ETH transfers warm each server up (ingestion
- * is a steady-state figure; a node just started also compiles its hot paths); evmnode's commit time of full blocks (5 s block time, so that the
- * submissions are all in before the block starts; from its debug log); peak RSS and start-up time of each server. Servers are child processes.
+ * is a steady-state figure; a node just started also compiles its hot paths); evmnode's commit
+ * time of full blocks (5 s block time, so that the submissions are all in before the block
+ * starts; from its debug log), after the same warm-up, whose first full block is reported apart
+ * as the cold one; peak RSS and start-up time of each server. Servers are child processes.
  *
  * `npm run bench:chain -- --soak 100000` adds a soak phase at the end (see `chain-soak.ts`):
  * evmnode's RSS over 100,000 ETH transfers on a fresh node. Off by default.
@@ -30,10 +32,7 @@ import { anvilBinary } from './targets.js';
 const IN_FLIGHT = 32;
 const PER_SENDER = 200;
 const WARM_UP_PER_SENDER = 100;
-/**
- * 3,000 transfers against 5 s blocks: ~595 (the 12.5M gas limit) fit in each block, so five full
- * blocks; the first runs on a cold JIT, as on a node just started.
- */
+/** 3,000 transfers against 5 s blocks: ~595 (the 12.5M gas limit) fit in each block, so five full blocks. */
 const FULL_BLOCK_PER_SENDER = 300;
 const FULL_BLOCK_MIN_TXS = 400;
 const PHASE_MS = 120_000;
@@ -51,6 +50,8 @@ interface Figures {
 }
 
 interface FullBlocks {
+  /** The first full block of the warm-up: the node's hot paths not yet compiled. */
+  readonly cold: BlockLine | undefined;
   readonly blocks: readonly BlockLine[];
   readonly startupMs: number;
   readonly rssBytes: number;
@@ -97,6 +98,12 @@ async function main(): Promise<void> {
       counts,
       'n/a (not measured)',
     ]);
+  printMetric('Block commit, first full block after start (cold)', 'ms', undefined, undefined, [
+    full.cold?.durationMs,
+    undefined,
+    full.cold === undefined ? 'no full block in the warm-up' : `${full.cold.transactions} txs`,
+    'n/a (not measured)',
+  ]);
   printMetric('Peak RSS (VmHWM at the end of the run)', 'MB', '< 512', (v) => v < 512, [
     ours.rssBytes / MB,
     peer.rssBytes / MB,
@@ -145,11 +152,17 @@ async function measure(server: ChainServer): Promise<Figures> {
 
 /**
  * 3,000 ETH transfers submitted just after a block, so that the next blocks are full; their commit
- * times. Blocks 5 s apart keep ingestion out of them: commit under ingestion shows in the phases above.
+ * times, after the warm-up of the ingestion phases. Blocks 5 s apart keep ingestion out of them:
+ * commit under ingestion shows in the phases above.
  */
 async function measureFullBlocks(server: ChainServer): Promise<FullBlocks> {
+  const isFull = (block: BlockLine): boolean => block.transactions >= FULL_BLOCK_MIN_TXS;
   try {
     const senders = await devSenders(server.url);
+    await phase(`${server.name}: warm-up`, async (deadline) =>
+      ingest(server.url, await signEthTransfers(senders, server.chainId, WARM_UP_PER_SENDER), IN_FLIGHT, deadline),
+    );
+    const warmUpBlocks = server.blocks.length;
     const { receipts } = await phase(`${server.name}: full blocks (5 s block time)`, async (deadline) => {
       const txs = await signEthTransfers(senders, server.chainId, FULL_BLOCK_PER_SENDER);
       const committed = server.blocks.length;
@@ -159,8 +172,12 @@ async function measureFullBlocks(server: ChainServer): Promise<FullBlocks> {
     // The debug line is written just after the block's receipts become readable.
     const last = Math.max(...receipts.map((receipt) => Number(receipt.blockNumber)));
     while ((server.blocks.at(-1)?.height ?? 0) < last) await sleep(5);
-    const blocks = server.blocks.filter((block) => block.transactions >= FULL_BLOCK_MIN_TXS);
-    return { blocks, startupMs: server.startupMs, rssBytes: await server.peakRssBytes() };
+    return {
+      cold: server.blocks.slice(0, warmUpBlocks).find(isFull),
+      blocks: server.blocks.slice(warmUpBlocks).filter(isFull),
+      startupMs: server.startupMs,
+      rssBytes: await server.peakRssBytes(),
+    };
   } finally {
     await server.stop();
   }
@@ -206,20 +223,21 @@ function describe(run: Ingestion, lines: readonly BlockLine[]): string {
 function printMetric(
   title: string,
   unit: string,
-  target: string,
-  meets: (value: number) => boolean,
+  target: string | undefined,
+  meets: ((value: number) => boolean) | undefined,
   [ours, peer, ourNote, peerNote]: [number | undefined, number | undefined, string, string],
 ): void {
   const figure = (value: number | undefined): string =>
     value === undefined ? 'n/a' : value.toFixed(value < 10 ? 2 : 1);
-  const verdict = (value: number | undefined): string => (value === undefined ? '' : meets(value) ? 'met' : 'MISSED');
+  const verdict = (value: number | undefined): string =>
+    value === undefined || meets === undefined ? '' : meets(value) ? 'met' : 'MISSED';
   const ratio = ours !== undefined && peer !== undefined ? (ours / peer).toFixed(2) : 'n/a';
   const rows = [
     ['evmnode', figure(ours), verdict(ours), ourNote],
     ['anvil', figure(peer), verdict(peer), peerNote],
     ['evmnode/anvil', ratio, '', ''],
   ];
-  console.log(`${title} [${unit}], target ${target} ${unit}`);
+  console.log(`${title} [${unit}], ${target === undefined ? 'no target' : `target ${target} ${unit}`}`);
   for (const [name = '', value = '', check = '', note = ''] of rows)
     console.log(`  ${name.padEnd(13)}  ${value.padStart(8)}  ${check.padEnd(6)}  ${note}`.trimEnd());
   console.log();
