@@ -25,6 +25,7 @@ import {
   signEthTransfers,
   signTokenTransfers,
   type Ingestion,
+  type Sender,
 } from './chain-workload.js';
 import { percentile } from './load-result.js';
 import { anvilBinary } from './targets.js';
@@ -133,9 +134,7 @@ function soakOption(): number | undefined {
 async function measure(server: ChainServer): Promise<Figures> {
   try {
     const senders = await devSenders(server.url);
-    await phase(`${server.name}: warm-up`, async (deadline) =>
-      ingest(server.url, await signEthTransfers(senders, server.chainId, WARM_UP_PER_SENDER), IN_FLIGHT, deadline),
-    );
+    await warmUp(server, senders);
     const eth = await phase(`${server.name}: ETH transfers`, async (deadline) =>
       ingest(server.url, await signEthTransfers(senders, server.chainId, PER_SENDER), IN_FLIGHT, deadline),
     );
@@ -159,9 +158,7 @@ async function measureFullBlocks(server: ChainServer): Promise<FullBlocks> {
   const isFull = (block: BlockLine): boolean => block.transactions >= FULL_BLOCK_MIN_TXS;
   try {
     const senders = await devSenders(server.url);
-    await phase(`${server.name}: warm-up`, async (deadline) =>
-      ingest(server.url, await signEthTransfers(senders, server.chainId, WARM_UP_PER_SENDER), IN_FLIGHT, deadline),
-    );
+    await warmUp(server, senders);
     const warmUpBlocks = server.blocks.length;
     const { receipts } = await phase(`${server.name}: full blocks (5 s block time)`, async (deadline) => {
       const txs = await signEthTransfers(senders, server.chainId, FULL_BLOCK_PER_SENDER);
@@ -181,6 +178,13 @@ async function measureFullBlocks(server: ChainServer): Promise<FullBlocks> {
   } finally {
     await server.stop();
   }
+}
+
+/** 1,000 untimed ETH transfers: a node just started compiles its hot paths on them. */
+async function warmUp(server: ChainServer, senders: readonly Sender[]): Promise<void> {
+  await phase(`${server.name}: warm-up`, async (deadline) =>
+    ingest(server.url, await signEthTransfers(senders, server.chainId, WARM_UP_PER_SENDER), IN_FLIGHT, deadline),
+  );
 }
 
 /** Runs one phase with a deadline that its loops check, and aborts it if it still overruns. */
