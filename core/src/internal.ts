@@ -29,3 +29,4 @@ export { getSolidityString, putSolidityString } from './chain/native/solidity-st
 export { POINTER_RUNTIME_CODE } from './chain/native/pointer-code.js';
 export { ChainViews } from './views/chain-views.js';
 export { LogQuery } from './logs/log-query.js';
+export { Metrics } from './metrics/metrics.js';
