@@ -55,7 +55,7 @@ class CallDurationHistogram extends Histogram<'method'> {
    * What the registry exports, built from the tallies (prom-client's `get` reads it too). The
    * histogram's own store stays empty: nothing calls `observe`.
    */
-  async getForPromString(): Promise<{
+  getForPromString(): Promise<{
     name: string;
     help: string;
     type: 'histogram';
@@ -76,7 +76,13 @@ class CallDurationHistogram extends Histogram<'method'> {
       sample({ method }, calls.sumSeconds, 'sum');
       sample({ method }, calls.count, 'count');
     }
-    return { name: NAME, help: CallDurationHistogram.HELP, type: 'histogram', values, aggregator: 'sum' };
+    return Promise.resolve({
+      name: NAME,
+      help: CallDurationHistogram.HELP,
+      type: 'histogram',
+      values,
+      aggregator: 'sum',
+    });
   }
 }
 
