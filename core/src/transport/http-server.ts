@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { allowedOrigin } from './cors-policy.js';
-import { RpcPostHandler } from './rpc-post.js';
+import { RpcPostHandler, type RequestFinished } from './rpc-post.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import { inject, injectable } from '../di/decorators.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -68,16 +68,19 @@ export class HttpTransport {
 
   #serve(req: IncomingMessage, res: ServerResponse): void {
     this.#inFlight++;
-    const served = req.method === 'POST' ? this.#rpc.handle(req, res) : this.#serveOperator(req, res);
-    served
-      .catch((error: unknown) => {
+    let done = false;
+    const finished: RequestFinished = (error) => {
+      if (done) return;
+      done = true;
+      if (error !== undefined) {
         this.logger.error({ err: error }, 'HTTP request failed');
         if (!res.headersSent) res.statusCode = 500;
         res.end();
-      })
-      .finally(() => {
-        if (--this.#inFlight === 0) this.#drained?.();
-      });
+      }
+      if (--this.#inFlight === 0) this.#drained?.();
+    };
+    if (req.method === 'POST') this.#rpc.handle(req, res, finished);
+    else this.#serveOperator(req, res).then(() => finished(), finished);
   }
 
   async #serveOperator(req: IncomingMessage, res: ServerResponse): Promise<void> {

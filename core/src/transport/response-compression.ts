@@ -21,9 +21,20 @@ export interface EncodedBody {
   readonly encoding?: 'gzip' | 'br';
 }
 
-/** Compresses `body` as the client's `Accept-Encoding` allows, when it is worth it. */
-export async function encodeResponse(body: ResponseBody, acceptEncoding: string | undefined): Promise<EncodedBody> {
+/**
+ * Compresses `body` as the client's `Accept-Encoding` allows, when it is worth it. An answer sent
+ * as it is (most of them) comes back at once, not as a promise: a turn of the microtask queue per
+ * answer shows in the throughput of the cheapest methods.
+ */
+export function encodeResponse(
+  body: ResponseBody,
+  acceptEncoding: string | undefined,
+): EncodedBody | Promise<EncodedBody> {
   if (body.length < MIN_COMPRESSED_BYTES || acceptEncoding === undefined) return { body };
+  return compress(body, acceptEncoding);
+}
+
+async function compress(body: ResponseBody, acceptEncoding: string): Promise<EncodedBody> {
   const large = body.length > LARGE_BYTES;
   if (large && /\bbr\b/.test(acceptEncoding)) {
     return { body: await brotliAsync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }), encoding: 'br' };
