@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { allowedOrigin } from './cors-policy.js';
-import { RpcPostHandler, type RequestFinished } from './rpc-post.js';
+import { RpcConnection, type ConnectionHost } from './rpc-connection.js';
+import { RpcPostService, type PostAnswer, type PostHeaders } from './rpc-post.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import { inject, injectable } from '../di/decorators.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -15,13 +16,21 @@ type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<vo
 
 /**
  * HTTP: JSON-RPC on POST (any path, as geth), and a koa application for everything else: the
- * load-balancer probe on GET /, /health, Prometheus /metrics, CORS preflight and 405s. koa is
- * loaded with the first such request: its modules would add about 60 ms to every start.
+ * load-balancer probe on GET /, /health, Prometheus /metrics, CORS preflight and 405s.
+ *
+ * Connections start on the JSON-RPC fast path ({@link RpcConnection}); the first request of
+ * another method hands its connection to a node:http server, which serves it from then on, POSTs
+ * included (through the same {@link RpcPostService}). koa is loaded with the first such request:
+ * its modules would add about 60 ms to every start.
  */
 @injectable()
-export class HttpTransport {
-  readonly #server: Server;
-  readonly #rpc: RpcPostHandler;
+export class HttpTransport implements ConnectionHost {
+  readonly #listener: NetServer;
+  readonly #http: Server;
+  readonly service: RpcPostService;
+  readonly readTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly #connections = new Set<RpcConnection>();
   #operator: Promise<RequestListener> | undefined;
   #inFlight = 0;
   #drained: (() => void) | undefined;
@@ -32,55 +41,120 @@ export class HttpTransport {
     @inject(CoreTokens.Logger) private readonly logger: Logger,
     @inject(CoreTokens.Metrics) private readonly metrics: Metrics | null,
   ) {
-    this.#rpc = new RpcPostHandler(dispatcher, {
+    this.service = new RpcPostService(dispatcher, {
       bodyLimit: config.evm.max_request_body_bytes,
       corsOrigins: config.evm.cors_origins,
       parseError: Dispatcher.PARSE_ERROR,
     });
-    this.#server = createServer((req, res) => this.#serve(req, res));
-    this.#server.requestTimeout = config.evm.read_timeout;
-    this.#server.headersTimeout = Math.min(config.evm.read_timeout, 60_000);
-    this.#server.keepAliveTimeout = config.evm.idle_timeout;
+    this.readTimeoutMs = config.evm.read_timeout;
+    this.idleTimeoutMs = config.evm.idle_timeout;
+    this.#listener = createNetServer((socket) => this.#connections.add(new RpcConnection(socket, this)));
+    this.#http = createServer((req, res) => this.#serve(req, res));
+    this.#http.requestTimeout = config.evm.read_timeout;
+    this.#http.headersTimeout = Math.min(config.evm.read_timeout, 60_000);
+    this.#http.keepAliveTimeout = config.evm.idle_timeout;
   }
 
   /** Starts listening; resolves to the bound address (port 0 picks a free one). */
   listen(): Promise<AddressInfo> {
     return new Promise((resolve, reject) => {
-      this.#server.once('error', reject);
-      this.#server.listen(this.config.evm.http_port, this.config.evm.listen_address, () => {
-        this.#server.off('error', reject);
-        resolve(this.#server.address() as AddressInfo);
+      this.#listener.once('error', reject);
+      this.#listener.listen(this.config.evm.http_port, this.config.evm.listen_address, () => {
+        this.#listener.off('error', reject);
+        // node:http tracks its connections (for the read timeouts and closing) from 'listening'
+        // on; it is handed connections rather than accepting them.
+        this.#http.emit('listening');
+        resolve(this.#listener.address() as AddressInfo);
       });
     });
   }
 
   /** Stops accepting, lets in-flight requests finish (up to `timeoutMs`), then closes every connection. */
   async close(timeoutMs: number): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
-    this.#server.closeIdleConnections();
+    const closed = new Promise<void>((resolve) => this.#listener.close(() => resolve()));
+    for (const connection of this.#connections) connection.close();
+    this.#http.closeIdleConnections();
     if (this.#inFlight > 0) {
       const drained = new Promise<void>((resolve) => (this.#drained = resolve));
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
     }
-    this.#server.closeAllConnections();
+    this.#http.closeAllConnections();
+    this.#http.close(() => undefined);
+    for (const connection of this.#connections) connection.close(true);
     await closed;
   }
 
-  #serve(req: IncomingMessage, res: ServerResponse): void {
+  handOff(socket: Socket, unread: Buffer): void {
+    socket.unshift(unread);
+    this.#http.emit('connection', socket);
+  }
+
+  requestStarted(): void {
     this.#inFlight++;
+  }
+
+  requestFinished(): void {
+    if (--this.#inFlight === 0) this.#drained?.();
+  }
+
+  failed(error: Error): void {
+    this.logger.error({ err: error }, 'HTTP request failed');
+  }
+
+  closed(connection: RpcConnection): void {
+    this.#connections.delete(connection);
+  }
+
+  /** A request on a handed-off connection. */
+  #serve(req: IncomingMessage, res: ServerResponse): void {
+    this.requestStarted();
     let done = false;
-    const finished: RequestFinished = (error) => {
+    const finished = (error?: Error): void => {
       if (done) return;
       done = true;
       if (error !== undefined) {
-        this.logger.error({ err: error }, 'HTTP request failed');
+        this.failed(error);
         if (!res.headersSent) res.statusCode = 500;
         res.end();
       }
-      if (--this.#inFlight === 0) this.#drained?.();
+      this.requestFinished();
     };
-    if (req.method === 'POST') this.#rpc.handle(req, res, finished);
+    if (req.method === 'POST') this.#servePost(req, res, finished);
     else this.#serveOperator(req, res).then(() => finished(), finished);
+  }
+
+  #servePost(req: IncomingMessage, res: ServerResponse, finished: (error?: Error) => void): void {
+    const headers: PostHeaders = {
+      contentLength: req.headers['content-length'],
+      contentType: req.headers['content-type'],
+      origin: req.headers.origin,
+      acceptEncoding: req.headers['accept-encoding'],
+      requestId: req.headers['x-request-id'] as string | undefined,
+    };
+    const write = (answer: PostAnswer | Error): void => {
+      if (answer instanceof Error) return finished(answer);
+      res.writeHead(answer.status, answer.headers);
+      res.end(answer.body);
+      finished();
+    };
+    const refusal = this.service.refusal(headers);
+    if (refusal !== undefined) return write(refusal);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > this.service.bodyLimit) {
+        req.removeAllListeners('data');
+        write(this.service.tooLarge(headers));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (size <= this.service.bodyLimit) this.service.answer(Buffer.concat(chunks), headers, write);
+    });
+    // A client that went away has nothing to answer.
+    req.on('error', () => finished());
   }
 
   async #serveOperator(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { allowedOrigin } from './cors-policy.js';
 import { encodeResponse, type EncodedBody } from './response-compression.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -15,6 +14,30 @@ export interface RpcPostOptions {
   readonly parseError: string;
 }
 
+/** The request headers a JSON-RPC POST is answered by, whichever HTTP server read them. */
+export interface PostHeaders {
+  readonly contentLength: string | undefined;
+  readonly contentType: string | undefined;
+  readonly origin: string | undefined;
+  readonly acceptEncoding: string | undefined;
+  readonly requestId: string | undefined;
+}
+
+/** An answer ready to write: status, a flat header list (Content-Length included) and the body. */
+export interface PostAnswer {
+  readonly status: number;
+  readonly headers: string[];
+  readonly body: ResponseBody;
+  /** The connection is to be closed after this answer (an oversized body is not read to its end). */
+  readonly close: boolean;
+}
+
+/**
+ * Called once with the answer, or with a failure nobody expected. At once when nothing in the
+ * call was asynchronous: a promise turn per request shows in the throughput of the cheapest methods.
+ */
+export type AnswerSink = (answer: PostAnswer | Error) => void;
+
 function isJsonType(header: string | undefined): boolean {
   if (header === undefined) return false;
   const semicolon = header.indexOf(';');
@@ -23,18 +46,10 @@ function isJsonType(header: string | undefined): boolean {
 }
 
 /**
- * Called when a request has been answered or abandoned; `error` is a failure nobody expected. Calls
- * after the first are ignored.
+ * JSON-RPC over HTTP POST, apart from the HTTP server that reads and writes it: the checks made
+ * before the body is read (413 by Content-Length, 415), dispatch, CORS and compression.
  */
-export type RequestFinished = (error?: unknown) => void;
-
-/**
- * Serves JSON-RPC POST requests straight on node:http. This is the hot path of every method, so
- * it reads the body, dispatches and writes the answer in one pass, with a completion callback
- * rather than a chain of promises: a koa middleware stack here cost 40% of the throughput
- * (tools/bench/rpc.ts), and each promise turn a few percent more on the cheapest methods.
- */
-export class RpcPostHandler {
+export class RpcPostService {
   #nextRequestId = 0;
 
   constructor(
@@ -42,107 +57,87 @@ export class RpcPostHandler {
     private readonly options: RpcPostOptions,
   ) {}
 
-  handle(req: IncomingMessage, res: ServerResponse, finished: RequestFinished): void {
-    const { bodyLimit } = this.options;
-    if (Number(req.headers['content-length'] ?? 0) > bodyLimit) return this.#tooLarge(req, res, finished);
-    if (!isJsonType(req.headers['content-type'])) {
-      const text = 'invalid content type, only application/json is supported';
-      return this.#send(req, res, finished, 415, 'text/plain; charset=utf-8', text);
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > bodyLimit) {
-        req.removeAllListeners('data');
-        this.#tooLarge(req, res, finished);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (size > bodyLimit) return;
-      try {
-        this.#answer(req, res, finished, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-      } catch (error) {
-        finished(error);
-      }
-    });
-    // A client that went away has nothing to answer.
-    req.on('error', () => finished());
+  get bodyLimit(): number {
+    return this.options.bodyLimit;
   }
 
-  #answer(req: IncomingMessage, res: ServerResponse, finished: RequestFinished, bytes: Buffer): void {
+  /** The answer to a request refused on its headers alone, or undefined when its body is to be read. */
+  refusal(headers: PostHeaders): PostAnswer | undefined {
+    if (Number(headers.contentLength ?? 0) > this.options.bodyLimit) return this.tooLarge(headers);
+    if (isJsonType(headers.contentType)) return undefined;
+    const text = 'invalid content type, only application/json is supported';
+    return this.#plainAnswer(415, 'text/plain; charset=utf-8', text, headers, false);
+  }
+
+  /** 413; the rest of an oversized body is not read: closing the connection discards it. */
+  tooLarge(headers: PostHeaders): PostAnswer {
+    const error = {
+      code: ErrorCode.InvalidRequest,
+      message: `request body too large: the limit is ${this.options.bodyLimit} bytes`,
+    };
+    return this.#plainAnswer(413, 'application/json', errorText('null', error), headers, true);
+  }
+
+  /** Dispatches a request body and hands its answer to `sink`. */
+  answer(bytes: Buffer, headers: PostHeaders, sink: AnswerSink): void {
     // Invalid UTF-8 becomes U+FFFD, as in geth's decoder.
     const raw = bytes.toString('utf8');
     let body: unknown;
     try {
       body = JSON.parse(raw);
     } catch {
-      return this.#send(req, res, finished, 200, 'application/json', this.options.parseError);
+      return this.#encode(200, this.options.parseError, headers, undefined, sink);
     }
-    const request = new RpcRequest(
-      'http',
-      (req.headers['x-request-id'] as string | undefined) ?? String(++this.#nextRequestId),
-      undefined,
-    );
+    const request = new RpcRequest('http', headers.requestId ?? String(++this.#nextRequestId), undefined);
     const dispatched = this.dispatcher.dispatch(body, raw, request);
     if (!(dispatched instanceof Promise)) {
-      return this.#send(req, res, finished, 200, 'application/json', dispatched ?? '', request.responseHeaders);
+      return this.#encode(200, dispatched ?? '', headers, request.responseHeaders, sink);
     }
     dispatched
-      .then((answer) => this.#send(req, res, finished, 200, 'application/json', answer ?? '', request.responseHeaders))
-      .catch(finished);
+      .then((answer) => this.#encode(200, answer ?? '', headers, request.responseHeaders, sink))
+      .catch((error: unknown) => sink(error instanceof Error ? error : new Error(String(error))));
   }
 
-  #tooLarge(req: IncomingMessage, res: ServerResponse, finished: RequestFinished): void {
-    const error = {
-      code: ErrorCode.InvalidRequest,
-      message: `request body too large: the limit is ${this.options.bodyLimit} bytes`,
-    };
-    // The rest of an oversized body is not read: closing the connection discards it.
-    const text = errorText('null', error);
-    this.#send(req, res, finished, 413, 'application/json', text, [['Connection', 'close']]);
-  }
-
-  /** Writes the answer once, with CORS and, when asked and worth it, compressed. */
-  #send(
-    req: IncomingMessage,
-    res: ServerResponse,
-    finished: RequestFinished,
+  /** JSON (or the 415 text) with CORS and, when asked and worth it, compressed. */
+  #encode(
     status: number,
-    type: string,
     text: ResponseBody,
-    extraHeaders?: readonly (readonly [string, string])[],
+    headers: PostHeaders,
+    extraHeaders: readonly (readonly [string, string])[] | undefined,
+    sink: AnswerSink,
   ): void {
-    // A flat header list goes straight to the socket: no per-header validation on the hot path.
-    const headers = ['Content-Type', type];
-    const origin = req.headers.origin;
-    if (origin !== undefined) {
-      headers.push('Vary', 'Origin');
-      const allowed = allowedOrigin(this.options.corsOrigins, origin);
-      if (allowed !== '') headers.push('Access-Control-Allow-Origin', allowed);
-    }
-    if (extraHeaders !== undefined) for (const [name, value] of extraHeaders) headers.push(name, value);
-    const encoded = encodeResponse(text, req.headers['accept-encoding']);
+    const list = this.#headerList('application/json', headers, extraHeaders);
+    const encoded = encodeResponse(text, headers.acceptEncoding);
     if (encoded instanceof Promise) {
-      encoded.then((compressed) => write(res, status, headers, compressed, finished)).catch(finished);
+      encoded.then((compressed) => sink(answerOf(status, list, compressed, false)), sink);
     } else {
-      write(res, status, headers, encoded, finished);
+      sink(answerOf(status, list, encoded, false));
     }
+  }
+
+  #plainAnswer(status: number, type: string, text: string, headers: PostHeaders, close: boolean): PostAnswer {
+    return answerOf(status, this.#headerList(type, headers, undefined), { body: text }, close);
+  }
+
+  #headerList(
+    type: string,
+    headers: PostHeaders,
+    extraHeaders: readonly (readonly [string, string])[] | undefined,
+  ): string[] {
+    const list = ['Content-Type', type];
+    if (headers.origin !== undefined) {
+      list.push('Vary', 'Origin');
+      const allowed = allowedOrigin(this.options.corsOrigins, headers.origin);
+      if (allowed !== '') list.push('Access-Control-Allow-Origin', allowed);
+    }
+    if (extraHeaders !== undefined) for (const [name, value] of extraHeaders) list.push(name, value);
+    return list;
   }
 }
 
-function write(
-  res: ServerResponse,
-  status: number,
-  headers: string[],
-  { body, encoding }: EncodedBody,
-  finished: RequestFinished,
-): void {
+function answerOf(status: number, headers: string[], { body, encoding }: EncodedBody, close: boolean): PostAnswer {
   if (encoding !== undefined) headers.push('Content-Encoding', encoding);
   headers.push('Content-Length', String(Buffer.byteLength(body)));
-  res.writeHead(status, headers);
-  res.end(body);
-  finished();
+  if (close) headers.push('Connection', 'close');
+  return { status, headers, body, close };
 }
