@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { HTTPParser, type HeaderInfo } from 'http-parser-js';
+import { HTTPParser, type HeaderInfo, type HTTPParserJS } from 'http-parser-js';
 import type { PostAnswer, PostHeaders, RpcPostService } from './rpc-post.js';
 
 const POST = HTTPParser.methods.indexOf('POST');
@@ -38,6 +38,15 @@ interface IncomingPost {
 
 /** node:http's limit on the request line and headers together. */
 const MAX_HEADER_BYTES = 16 * 1024;
+/** The parser's message when a head is over its limit. */
+const HEADERS_TOO_LARGE = 'max header size exceeded';
+
+/** The size of a request's head as sent, near enough for the limit. */
+function headBytes({ url, headers }: HeaderInfo): number {
+  let bytes = url.length + 16;
+  for (const field of headers) bytes += field.length + 2;
+  return bytes;
+}
 
 /** A plain-text answer after which the connection closes. */
 function closingAnswer(status: number, text: string): PostAnswer {
@@ -105,23 +114,25 @@ export class RpcConnection {
       return;
     }
     if (this.#closing) return;
-    if (!this.#midRequest) {
-      // Between requests, the first bytes tell a POST from anything else.
-      if (!startsLikePost(chunk)) return this.#handOff(chunk);
-      this.#midRequest = true;
-    }
+    // Between requests, the first bytes tell a POST from anything else.
+    if (!this.#midRequest && !startsLikePost(chunk)) return this.#handOff(chunk);
     const parsed = this.#parser.execute(chunk);
     if (parsed instanceof Error) return this.#refuseMalformed(parsed);
+    // A pipelining client's chunk may end inside its next request.
+    this.#midRequest = !betweenRequests(this.#parser);
     if (this.#midRequest) this.#readTimer ??= setTimeout(() => this.#readTimedOut(), this.host.readTimeoutMs);
   }
 
   #headersComplete(info: HeaderInfo): void {
-    if (info.method !== POST || info.upgrade) {
+    // An Upgrade header (h2c) is ignored, as node:http does without an 'upgrade' listener.
+    if (info.method !== POST) {
       // Only a client that pipelines a request of another method behind a POST gets here. Closing
       // after the answers owed tells it to send that request again on a new connection (RFC 9112 §9.3.2).
       this.#closing = true;
       return;
     }
+    // The parser checks its limit only on heads that span reads; this catches those that do not.
+    if (headBytes(info) > MAX_HEADER_BYTES) return this.#refuseMalformed(new Error(HEADERS_TOO_LARGE));
     const { expect, ...headers } = postHeaders(info.headers);
     const slot = this.#newSlot(info.shouldKeepAlive);
     const refusal = this.host.service.refusal(headers);
@@ -146,7 +157,6 @@ export class RpcConnection {
   #messageComplete(): void {
     const reading = this.#reading;
     this.#reading = undefined;
-    this.#midRequest = false;
     clearTimeout(this.#readTimer);
     this.#readTimer = undefined;
     if (reading === undefined || reading.answered) return;
@@ -213,7 +223,7 @@ export class RpcConnection {
     this.#closing = true;
     const slot = this.#reading?.slot ?? this.#newSlot(false);
     this.#reading = undefined;
-    const tooLarge = error.message === 'max header size exceeded';
+    const tooLarge = error.message === HEADERS_TOO_LARGE;
     this.#answer(slot, closingAnswer(tooLarge ? 431 : 400, tooLarge ? '' : `bad request: ${error.message}`));
   }
 
@@ -239,6 +249,15 @@ export class RpcConnection {
     this.socket.off('error', this.#onError);
     this.socket.off('close', this.#onClose);
   }
+}
+
+/**
+ * True when the parser has finished a request and holds nothing of the next: its position is
+ * kept in `state` and an unfinished line in `line`, which its typings leave out.
+ */
+function betweenRequests(parser: HTTPParserJS): boolean {
+  const { state, line } = parser as unknown as { state: string; line: string };
+  return state === 'REQUEST_LINE' && line === '';
 }
 
 /** True unless the bytes cannot begin a POST request line (a short read may be its first letters). */
