@@ -98,7 +98,7 @@ export class RpcPostService {
       .catch((error: unknown) => sink(error instanceof Error ? error : new Error(String(error))));
   }
 
-  /** JSON (or the 415 text) with CORS and, when asked and worth it, compressed. */
+  /** A JSON answer with CORS and, when asked and worth it, compressed. */
   #encode(
     status: number,
     text: ResponseBody,
