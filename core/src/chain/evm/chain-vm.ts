@@ -3,6 +3,8 @@ import type { EVMOpts } from '@ethereumjs/evm';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { blockHashes } from './block-hashes.js';
+import { offloadedPrecompiles } from './offloaded-precompiles.js';
+import type { ComputeDeadline } from './precompile-threads.js';
 import type { ChainStore } from '../chain-store.js';
 import { CurrentMessage } from '../precompiles/current-message.js';
 import type { Denoms } from '../native/bank.js';
@@ -21,6 +23,8 @@ export interface ChainVmOptions {
   readonly nativeEffects: NativeEffects;
   /** Opcodes replaced for this VM only (the simulator's deadline check). */
   readonly customOpcodes?: CustomOpcodes;
+  /** When a simulated call's precompile computation is abandoned; none for blocks. */
+  readonly deadline?: ComputeDeadline;
 }
 
 /**
@@ -35,12 +39,15 @@ export async function createChainVM(options: ChainVmOptions): Promise<VM> {
     stateManager: options.stateManager,
     blockchain: blockHashes(options.store),
     evmOpts: {
-      customPrecompiles: chainPrecompiles({
-        store: options.store,
-        currentMessage,
-        denoms: options.denoms,
-        nativeEffects: options.nativeEffects,
-      }),
+      customPrecompiles: [
+        ...offloadedPrecompiles(options.common, options.deadline),
+        ...chainPrecompiles({
+          store: options.store,
+          currentMessage,
+          denoms: options.denoms,
+          nativeEffects: options.nativeEffects,
+        }),
+      ],
       ...(options.customOpcodes === undefined ? {} : { customOpcodes: options.customOpcodes }),
     },
   });

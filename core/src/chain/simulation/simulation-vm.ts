@@ -3,6 +3,7 @@ import { equalsBytes, hexToBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import type { Chain } from '../chain.js';
 import { createChainVM } from '../evm/chain-vm.js';
+import type { ComputeDeadline } from '../evm/precompile-threads.js';
 import { NativeEffects } from '../native/native-effects.js';
 import { stateManagerAt, type StateCacheSizes } from '../state/world-state.js';
 
@@ -43,12 +44,18 @@ export class SimulationVm {
     // concurrency limit (which could never see two calls at once).
     const holder: { simulation?: SimulationVm } = {};
     const nativeEffects = new NativeEffects();
+    // Expensive precompiles compute on worker threads; past the deadline their worker is stopped.
+    const deadline: ComputeDeadline = {
+      at: () => holder.simulation?.deadline ?? Number.POSITIVE_INFINITY,
+      exceeded: () => new SimulationTimeout(),
+    };
     const vm = await createChainVM({
       common: chain.common,
       store: chain.store,
       stateManager: state,
       denoms: chain.denoms,
       nativeEffects,
+      deadline,
       customOpcodes: [
         {
           opcode: JUMPDEST,
@@ -60,6 +67,11 @@ export class SimulationVm {
     });
     holder.simulation = new SimulationVm(vm, state, nativeEffects);
     return holder.simulation;
+  }
+
+  /** `performance.now()` after which the running call is aborted. */
+  get deadline(): number {
+    return this.#deadline;
   }
 
   /** Starts the clock of a call that may run for `timeoutMs`. */

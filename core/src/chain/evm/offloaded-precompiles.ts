@@ -1,0 +1,38 @@
+import type { Common } from '@ethereumjs/common';
+import { getActivePrecompiles, type CustomPrecompile, type PrecompileInput } from '@ethereumjs/evm';
+import { precompileThreads, type ComputeDeadline } from './precompile-threads.js';
+
+/**
+ * The standard precompiles whose price allows long computations: modexp, BN254 pairing, BLAKE2 F
+ * and the BLS12-381 family. The others cost microseconds per call at any gas.
+ */
+const EXPENSIVE = ['05', '08', '09', '0b', '0c', '0d', '0e', '0f', '10', '11'];
+
+/**
+ * Below this gas a call computes for a few milliseconds at most (100,000 gas buys about 35 ms of
+ * BLAKE2 rounds or two pairings), less than a worker's round trip is worth avoiding.
+ */
+const INLINE_GAS = 100_000n;
+
+/**
+ * The expensive standard precompiles, replaced by ones that compute on {@link precompileThreads}
+ * when the call's gas allows a long computation. Results are those of the same functions, so
+ * blocks and simulations execute alike; `deadline` abandons a simulated call's computation.
+ */
+export function offloadedPrecompiles(common: Common, deadline: ComputeDeadline | undefined): CustomPrecompile[] {
+  const active = getActivePrecompiles(common);
+  const offloaded: CustomPrecompile[] = [];
+  for (const suffix of EXPENSIVE) {
+    const address = suffix.padStart(40, '0');
+    const inline = active.get(address);
+    if (inline === undefined) continue;
+    offloaded.push({
+      address: `0x${address}`,
+      function: (input: PrecompileInput) =>
+        input.gasLimit < INLINE_GAS
+          ? inline(input)
+          : precompileThreads.run({ address, data: input.data, gasLimit: input.gasLimit }, deadline),
+    });
+  }
+  return offloaded;
+}
