@@ -30,6 +30,10 @@ const G2 =
 const pairingInput = (repeats: number): string => `0x${`${G1}${G2}${MINUS_G1}${G2}`.repeat(repeats)}`;
 const TRUE_WORD = `0x${'00'.repeat(31)}01`;
 
+/** Runtime code without a JUMPDEST that calls itself twice (PUSH0 x5, ADDRESS, GAS, CALL, POP), then stops. */
+const SELF_CALLER = `0x${'5f5f5f5f5f305af150'.repeat(2)}00`;
+const SELF_CALLER_ADDRESS = '0x00000000000000000000000000000000000c0de5';
+
 interface Liveness {
   readonly slowestMs: number;
   readonly blocksProduced: number;
@@ -114,6 +118,17 @@ describe('CPU isolation of simulated calls', function () {
       expect(performance.now() - started).to.be.below(2_500);
       const next = await rpc(node.url, 'eth_call', [{ to: BLAKE2F, data: blake2fInput(12) }, 'latest']);
       expect(next.result, JSON.stringify(next.error)).to.equal(VECTOR_5);
+    });
+
+    it('stops code without loops that calls itself until its gas runs out', async () => {
+      const started = performance.now();
+      const answer = await rpc(node.url, 'eth_call', [
+        { to: SELF_CALLER_ADDRESS },
+        'latest',
+        { [SELF_CALLER_ADDRESS]: { code: SELF_CALLER } },
+      ]);
+      expect(answer.error).to.deep.equal({ code: -32000, message: 'execution aborted (timeout = 1s)' });
+      expect(performance.now() - started).to.be.below(2_500);
     });
   });
 });

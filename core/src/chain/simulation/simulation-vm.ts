@@ -65,6 +65,13 @@ export class SimulationVm {
         },
       ],
     });
+    // Code without loops can still run for long by calling itself again and again: each call
+    // frame checks the clock as well.
+    vm.evm.events?.on('beforeMessage', (_message, resolve) => {
+      const turn = holder.simulation?.checkClock();
+      if (turn === undefined) resolve?.();
+      else void turn.then(() => resolve?.());
+    });
     holder.simulation = new SimulationVm(vm, state, nativeEffects);
     return holder.simulation;
   }
