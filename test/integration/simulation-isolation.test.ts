@@ -99,7 +99,12 @@ describe('CPU isolation of simulated calls', function () {
       const answer = await rpc(node.url, 'eth_call', [{ to: BLAKE2F, data: blake2fInput(9_900_000) }, 'latest']);
       expect(answer.error).to.deep.equal({ code: -32000, message: 'execution aborted (timeout = 1s)' });
       expect(performance.now() - started).to.be.below(2_500);
-      const next = await rpc(node.url, 'eth_call', [{ to: BLAKE2F, data: blake2fInput(12) }, 'latest']);
+      // A new thread replaces the stopped one; on a loaded machine its start-up alone may take
+      // the one-second budget, so the call is retried for a while.
+      let next: any;
+      for (let attempt = 0; attempt < 10 && next?.result === undefined; attempt++) {
+        next = await rpc(node.url, 'eth_call', [{ to: BLAKE2F, data: blake2fInput(12) }, 'latest']);
+      }
       expect(next.result, JSON.stringify(next.error)).to.equal(BLAKE2F_VECTOR_5);
     });
 

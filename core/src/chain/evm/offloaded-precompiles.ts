@@ -21,6 +21,7 @@ const INLINE_GAS = 100_000n;
  */
 export function offloadedPrecompiles(common: Common, deadline: ComputeDeadline | undefined): CustomPrecompile[] {
   const active = getActivePrecompiles(common);
+  const hardfork = common.hardfork();
   const offloaded: CustomPrecompile[] = [];
   for (const suffix of EXPENSIVE) {
     const address = suffix.padStart(40, '0');
@@ -31,7 +32,7 @@ export function offloadedPrecompiles(common: Common, deadline: ComputeDeadline |
       function: (input: PrecompileInput) =>
         input.gasLimit < INLINE_GAS
           ? inline(input)
-          : precompileThreads.run({ address, data: input.data, gasLimit: input.gasLimit }, deadline),
+          : precompileThreads.run({ hardfork, address, data: input.data, gasLimit: input.gasLimit }, deadline),
     });
   }
   return offloaded;

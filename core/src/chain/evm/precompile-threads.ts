@@ -4,6 +4,8 @@ import { EVMError, type ExecResult } from '@ethereumjs/evm';
 
 /** What a worker computes: the standard precompile at `address` (unprefixed, 40 hex digits). */
 export interface PrecompileJob {
+  /** The hardfork whose gas parameters apply. */
+  readonly hardfork: string;
   readonly address: string;
   readonly data: Uint8Array;
   readonly gasLimit: bigint;

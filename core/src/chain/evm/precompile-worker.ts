@@ -1,15 +1,24 @@
 import { parentPort } from 'node:worker_threads';
-import { createEVM, getActivePrecompiles, type ExecResult } from '@ethereumjs/evm';
-import { evmCommon } from './evm-common.js';
+import { createCustomCommon, Mainnet, type Hardfork } from '@ethereumjs/common';
+import { createEVM, getActivePrecompiles, type ExecResult, type PrecompileFunc } from '@ethereumjs/evm';
 import type { PrecompileJob, PrecompileReply } from './precompile-threads.js';
 
-// The offloaded precompiles are pure functions of their input and the hardfork's gas parameters:
-// the chain id does not matter here.
-const common = evmCommon(1n);
-const evm = await createEVM({ common });
-const precompiles = getActivePrecompiles(common);
+interface HardforkPrecompiles {
+  readonly precompiles: Map<string, PrecompileFunc>;
+  readonly input: Pick<Parameters<PrecompileFunc>[0], 'common' | '_EVM'>;
+}
 
-function reply(job: PrecompileJob, result: ExecResult): PrecompileReply {
+// The offloaded precompiles are pure functions of their input and the hardfork's gas parameters:
+// a Common of the same hardfork is all they need of the chain.
+const byHardfork = new Map<string, Promise<HardforkPrecompiles>>();
+
+async function precompilesOf(hardfork: string): Promise<HardforkPrecompiles> {
+  const common = createCustomCommon({}, Mainnet, { hardfork: hardfork as Hardfork });
+  const evm = await createEVM({ common });
+  return { precompiles: getActivePrecompiles(common), input: { common, _EVM: evm } };
+}
+
+function reply(result: ExecResult): PrecompileReply {
   return {
     executionGasUsed: result.executionGasUsed,
     returnValue: result.returnValue,
@@ -17,13 +26,18 @@ function reply(job: PrecompileJob, result: ExecResult): PrecompileReply {
   };
 }
 
-parentPort?.on('message', (job: PrecompileJob) => {
+async function run(job: PrecompileJob): Promise<ExecResult> {
+  let loading = byHardfork.get(job.hardfork);
+  if (loading === undefined) byHardfork.set(job.hardfork, (loading = precompilesOf(job.hardfork)));
+  const { precompiles, input } = await loading;
   const precompile = precompiles.get(job.address);
-  if (precompile === undefined) {
-    parentPort?.postMessage({ failure: `no precompile at ${job.address}` } satisfies PrecompileReply);
-    return;
-  }
-  Promise.resolve(precompile({ data: job.data, gasLimit: job.gasLimit, common, _EVM: evm }))
-    .then((result) => parentPort?.postMessage(reply(job, result)))
-    .catch((error: unknown) => parentPort?.postMessage({ failure: String(error) } satisfies PrecompileReply));
+  if (precompile === undefined) throw new Error(`no precompile at ${job.address} in ${job.hardfork}`);
+  return precompile({ ...input, data: job.data, gasLimit: job.gasLimit });
+}
+
+parentPort?.on('message', (job: PrecompileJob) => {
+  run(job).then(
+    (result) => parentPort?.postMessage(reply(result)),
+    (error: unknown) => parentPort?.postMessage({ failure: String(error) } satisfies PrecompileReply),
+  );
 });
