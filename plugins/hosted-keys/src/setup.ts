@@ -38,9 +38,9 @@ const setup: PluginSetup<Deps, HostedKeysConfig> = async ({ config, deps, home, 
   // Dev accounts' keys are public: only keystores are worth the warning.
   const open = openOriginKeys(evm);
   if (keystoreAddresses.length > 0 && open.length > 0) {
-    const keys = open.map((key) => `[evm] ${key}`).join(', ');
+    const keys = open.length === 1 ? open[0]! : `${open.slice(0, -1).join(', ')} and ${open.at(-1)!}`;
     logger.warn(
-      `any web page a browser opens can call this node, which holds keystores, while ${keys} ` +
+      `any web page a browser opens can call this node, which holds keystores, while [evm] ${keys} ` +
         `${open.length === 1 ? 'allows' : 'allow'} every origin ("*"): list only the origins you trust`,
     );
   }
