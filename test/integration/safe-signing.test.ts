@@ -111,7 +111,12 @@ describe('safe signing: signing methods and the Origin of the request', () => {
   it('signs for a client that sends no Origin, and for the localhost origins of the local profile', async () => {
     const unsigned = await rpc(node.url, 'eth_sign', [SIGNER, MESSAGE]);
     expect(verifyMessage('hello', unsigned.result)).to.equal(devWallet(0).address);
-    for (const origin of ['http://localhost', 'http://localhost:5173', 'http://127.0.0.1:3000', 'HTTP://LOCALHOST:80']) {
+    for (const origin of [
+      'http://localhost',
+      'http://localhost:5173',
+      'http://127.0.0.1:3000',
+      'HTTP://LOCALHOST:80',
+    ]) {
       expect((await callFrom(node.url, origin, 'eth_sign', [SIGNER, MESSAGE])).result, origin).to.equal(
         unsigned.result,
       );

@@ -179,7 +179,10 @@ export class HttpTransport implements ConnectionHost {
     app.silent = true;
     // Before CORS, as geth wraps its CORS handler in the Host check.
     app.use(async (ctx, next) => {
-      if (this.#hostAllowed(ctx.get('Host'))) return next();
+      if (this.#hostAllowed(ctx.get('Host'))) {
+        await next();
+        return;
+      }
       ctx.status = 403;
       ctx.body = INVALID_HOST;
     });

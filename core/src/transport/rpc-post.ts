@@ -67,7 +67,9 @@ export class RpcPostService {
 
   /** The answer to a request refused on its headers alone, or undefined when its body is to be read. */
   refusal(headers: PostHeaders): PostAnswer | undefined {
-    if (!this.options.hostAllowed(headers.host)) return this.#plainAnswer(403, PLAIN_TEXT, INVALID_HOST, headers, false);
+    if (!this.options.hostAllowed(headers.host)) {
+      return this.#plainAnswer(403, PLAIN_TEXT, INVALID_HOST, headers, false);
+    }
     if (Number(headers.contentLength ?? 0) > this.options.bodyLimit) return this.tooLarge(headers);
     if (isJsonType(headers.contentType)) return undefined;
     const text = 'invalid content type, only application/json is supported';
