@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import {
@@ -8,7 +7,6 @@ import {
   Wallet,
   concat,
   encodeRlp,
-  encryptKeystoreJsonSync,
   getAddress,
   getBytes,
   getCreateAddress,
@@ -21,6 +19,7 @@ import {
 import { createPublicClient, createWalletClient, defineChain, http, type Address } from 'viem';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { CHAIN_ID, GWEI, devWallet, lower, nextBlocks, quantity, waitForReceipt } from '../support/chain-kit.js';
+import { homeWithKeyring, keystoreOf } from '../support/keyring.js';
 import { expectValidResult } from '../support/openrpc.js';
 import { rpc } from '../support/rpc-client.js';
 import { refusalOf } from '../support/startup.js';
@@ -43,19 +42,6 @@ async function errorOf(url: string, method: string, params: unknown[]): Promise<
   const answer = await rpc(url, method, params);
   expect(answer.result, `${method} answered ${JSON.stringify(answer.result)}`).to.equal(undefined);
   return answer.error;
-}
-
-/** A home folder whose keyring holds `files` (name -> content). */
-function homeWithKeyring(files: Record<string, string>): string {
-  const home = mkdtempSync(path.join(tmpdir(), 'evmnode-keys-'));
-  mkdirSync(path.join(home, 'keyring'));
-  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(home, 'keyring', name), content);
-  return home;
-}
-
-/** A Web3 Secret Storage keystore of `wallet`; a small scrypt cost keeps the test fast, as the format allows. */
-function keystoreOf(wallet: { address: string; privateKey: string }, passphrase: string): string {
-  return encryptKeystoreJsonSync(wallet, passphrase, { scrypt: { N: 1024 } });
 }
 
 describe('hosted keys: eth_accounts, eth_sign, eth_signTransaction, eth_sendTransaction on a local node', () => {

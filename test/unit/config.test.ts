@@ -63,6 +63,18 @@ describe('configuration', () => {
     expect(evm.enabled_legacy_ext_apis).to.deep.equal(['ext_getNativeAddress', 'ext_getEVMAddress', 'ext_getNativeTx']);
   });
 
+  it('lets no web page sign, checks the Host against localhost and keeps hosted keys on loopback by default', () => {
+    const { evm } = load({ home: '/nonexistent', flags: ['--node.network', 'mainnet'] }).core;
+    expect(evm.signing_origins).to.deep.equal([]);
+    expect(evm.vhosts).to.deep.equal(['localhost']);
+    expect(evm.allow_insecure_unlock).to.equal(false);
+    // Dapps under development are served from localhost, on any port.
+    expect(load({ home: '/nonexistent' }).core.evm.signing_origins).to.deep.equal([
+      'http://localhost:*',
+      'http://127.0.0.1:*',
+    ]);
+  });
+
   it('takes the chain ID from the network profile', () => {
     expect(load({ home: '/nonexistent' }).core.node.chain_id).to.equal(713714);
     expect(load({ home: homeWithConfig('[node]\nnetwork = "testnet"\n') }).core.node.chain_id).to.equal(1328);

@@ -40,6 +40,9 @@ export interface CoreConfig {
     readonly batch_request_limit: number;
     readonly batch_response_max_size: number;
     readonly max_request_body_bytes: number;
+    readonly signing_origins: readonly string[];
+    readonly vhosts: readonly string[];
+    readonly allow_insecure_unlock: boolean;
   };
   readonly consensus: {
     readonly block_time: number;
@@ -168,6 +171,26 @@ export const coreSchema = {
       doc: 'Largest HTTP request body and WebSocket message.',
       format: 'nat',
       default: 5 * 1024 * 1024,
+    },
+    signing_origins: {
+      doc:
+        'With hosted keys: browser origins (the Origin header) that may call eth_sign, eth_signTransaction and ' +
+        'eth_sendTransaction, as "scheme://host[:port]"; "scheme://host:*" allows any port, "*" every origin. ' +
+        'Requests without an Origin (curl, scripts) are not from a browser and may always sign.',
+      format: 'string-list',
+      default: [],
+    },
+    vhosts: {
+      doc:
+        'With hosted keys: host names the Host header of HTTP and WebSocket requests may carry (geth --http.vhosts); ' +
+        'IP addresses are always accepted, "*" accepts any; others get 403.',
+      format: 'string-list',
+      default: ['localhost'],
+    },
+    allow_insecure_unlock: {
+      doc: 'Start with hosted keys although listen_address is not a loopback address (geth --allow-insecure-unlock).',
+      format: Boolean,
+      default: false,
     },
   },
   consensus: {

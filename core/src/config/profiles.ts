@@ -13,6 +13,8 @@ export const NETWORK_PROFILES: Readonly<Record<NetworkName, Readonly<Record<stri
     'native.chain_id': 'sei-chain',
     'mempool.min_gas_price': 1_000_000_000,
     'node.plugins': ['eth-query', 'eth-send', 'filters', 'subscriptions', 'hosted-keys', 'native-gateway'],
+    // Dapps under development are served from localhost on any port.
+    'evm.signing_origins': ['http://localhost:*', 'http://127.0.0.1:*'],
   },
   testnet: { 'node.chain_id': 1328, 'native.chain_id': 'atlantic-2' },
   mainnet: { 'node.chain_id': 1329, 'native.chain_id': 'pacific-1' },

@@ -15,6 +15,11 @@ export class KeyRing {
     return address;
   }
 
+  /** How many keys the node holds: none on a public node. */
+  get size(): number {
+    return this.#keys.size;
+  }
+
   /** The addresses of the held keys, in the order they were added. */
   addresses(): PrefixedHexString[] {
     return [...this.#keys.keys()];

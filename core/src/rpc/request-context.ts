@@ -30,6 +30,11 @@ export interface RequestContext {
   readonly requestId: string;
   /** The WebSocket connection, or undefined over HTTP. */
   readonly connection: Connection | undefined;
+  /**
+   * The `Origin` header of the HTTP request, or of the WebSocket connection's upgrade request:
+   * the web page a browser sent it for; undefined when the client is no browser (curl, scripts).
+   */
+  readonly origin: string | undefined;
   /** Aborted when the request's deadline (`write_timeout` - 100 ms) passes. */
   readonly signal: AbortSignal;
   /** Adds a header to the HTTP response; ignored over WebSocket. */

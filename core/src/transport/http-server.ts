@@ -5,8 +5,10 @@ import type { Logger } from 'pino';
 import { allowedOrigin } from './cors-policy.js';
 import { RpcConnection, type ConnectionHost } from './rpc-connection.js';
 import { RpcPostService, type PostAnswer, type PostHeaders } from './rpc-post.js';
+import { hostCheck, INVALID_HOST, type HostCheck } from './virtual-hosts.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import { inject, injectable } from '../di/decorators.js';
+import type { KeyRing } from '../keys/key-ring.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { CoreTokens } from '../node/core-tokens.js';
 import { InternalTokens } from '../node/internal-tokens.js';
@@ -28,6 +30,7 @@ export class HttpTransport implements ConnectionHost {
   readonly #listener: NetServer;
   readonly #http: Server;
   readonly service: RpcPostService;
+  readonly #hostAllowed: HostCheck;
   readonly readTimeoutMs: number;
   readonly idleTimeoutMs: number;
   readonly #connections = new Set<RpcConnection>();
@@ -40,11 +43,14 @@ export class HttpTransport implements ConnectionHost {
     @inject(CoreTokens.Config) private readonly config: CoreConfig,
     @inject(CoreTokens.Logger) private readonly logger: Logger,
     @inject(CoreTokens.Metrics) private readonly metrics: Metrics | null,
+    @inject(CoreTokens.KeyRing) keys: KeyRing,
   ) {
+    this.#hostAllowed = hostCheck(config.evm.vhosts, keys);
     this.service = new RpcPostService(dispatcher, {
       bodyLimit: config.evm.max_request_body_bytes,
       corsOrigins: config.evm.cors_origins,
       parseError: Dispatcher.PARSE_ERROR,
+      hostAllowed: this.#hostAllowed,
     });
     this.readTimeoutMs = config.evm.read_timeout;
     this.idleTimeoutMs = config.evm.idle_timeout;
@@ -128,6 +134,7 @@ export class HttpTransport implements ConnectionHost {
       contentLength: req.headers['content-length'],
       contentType: req.headers['content-type'],
       origin: req.headers.origin,
+      host: req.headers.host,
       acceptEncoding: req.headers['accept-encoding'],
       requestId: req.headers['x-request-id'] as string | undefined,
     };
@@ -170,6 +177,15 @@ export class HttpTransport implements ConnectionHost {
     ]);
     const app = new Koa();
     app.silent = true;
+    // Before CORS, as geth wraps its CORS handler in the Host check.
+    app.use(async (ctx, next) => {
+      if (this.#hostAllowed(ctx.get('Host'))) {
+        await next();
+        return;
+      }
+      ctx.status = 403;
+      ctx.body = INVALID_HOST;
+    });
     app.use(cors({ origin: (ctx) => allowedOrigin(this.config.evm.cors_origins, ctx.get('Origin')) }));
     app.use(compress({ br: false }));
     app.use(async (ctx) => {

@@ -278,6 +278,7 @@ function postHeaders(raw: readonly string[]): PostHeaders & { expect: string | u
     contentLength: found['content-length'],
     contentType: found['content-type'],
     origin: found.origin,
+    host: found.host,
     acceptEncoding: found['accept-encoding'],
     requestId: found['x-request-id'],
     expect: found.expect,

@@ -1,5 +1,6 @@
 import { allowedOrigin } from './cors-policy.js';
 import { encodeResponse, type EncodedBody } from './response-compression.js';
+import { INVALID_HOST, type HostCheck } from './virtual-hosts.js';
 import { ErrorCode } from '../errors/codes.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { errorText, type ResponseBody } from '../rpc/response-text.js';
@@ -7,11 +8,13 @@ import { RpcRequest } from '../rpc/rpc-request.js';
 
 /** Content types geth accepts for JSON-RPC over HTTP. */
 const JSON_TYPES = ['application/json', 'application/json-rpc', 'application/jsonrequest'];
+const PLAIN_TEXT = 'text/plain; charset=utf-8';
 
 export interface RpcPostOptions {
   readonly bodyLimit: number;
   readonly corsOrigins: readonly string[];
   readonly parseError: string;
+  readonly hostAllowed: HostCheck;
 }
 
 /** The request headers a JSON-RPC POST is answered by, whichever HTTP server read them. */
@@ -19,6 +22,7 @@ export interface PostHeaders {
   readonly contentLength: string | undefined;
   readonly contentType: string | undefined;
   readonly origin: string | undefined;
+  readonly host: string | undefined;
   readonly acceptEncoding: string | undefined;
   readonly requestId: string | undefined;
 }
@@ -47,7 +51,7 @@ function isJsonType(header: string | undefined): boolean {
 
 /**
  * JSON-RPC over HTTP POST, apart from the HTTP server that reads and writes it: the checks made
- * before the body is read (413 by Content-Length, 415), dispatch, CORS and compression.
+ * before the body is read (403 by Host, 413 by Content-Length, 415), dispatch, CORS and compression.
  */
 export class RpcPostService {
   #nextRequestId = 0;
@@ -63,10 +67,13 @@ export class RpcPostService {
 
   /** The answer to a request refused on its headers alone, or undefined when its body is to be read. */
   refusal(headers: PostHeaders): PostAnswer | undefined {
+    if (!this.options.hostAllowed(headers.host)) {
+      return this.#plainAnswer(403, PLAIN_TEXT, INVALID_HOST, headers, false);
+    }
     if (Number(headers.contentLength ?? 0) > this.options.bodyLimit) return this.tooLarge(headers);
     if (isJsonType(headers.contentType)) return undefined;
     const text = 'invalid content type, only application/json is supported';
-    return this.#plainAnswer(415, 'text/plain; charset=utf-8', text, headers, false);
+    return this.#plainAnswer(415, PLAIN_TEXT, text, headers, false);
   }
 
   /** 413; the rest of an oversized body is not read: closing the connection discards it. */
@@ -88,7 +95,8 @@ export class RpcPostService {
     } catch {
       return this.#encode(200, this.options.parseError, headers, undefined, sink);
     }
-    const request = new RpcRequest('http', headers.requestId ?? String(++this.#nextRequestId), undefined);
+    const requestId = headers.requestId ?? String(++this.#nextRequestId);
+    const request = new RpcRequest('http', requestId, undefined, headers.origin);
     const dispatched = this.dispatcher.dispatch(body, raw, request);
     if (!(dispatched instanceof Promise)) {
       return this.#encode(200, dispatched ?? '', headers, request.responseHeaders, sink);

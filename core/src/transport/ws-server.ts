@@ -1,9 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { inject, injectable } from '../di/decorators.js';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type VerifyClientCallbackAsync, type WebSocket } from 'ws';
 import { WsConnection } from './ws-connection.js';
+import { hostCheck, INVALID_HOST } from './virtual-hosts.js';
 import type { CoreConfig } from '../config/core-schema.js';
+import type { KeyRing } from '../keys/key-ring.js';
 import { CoreTokens } from '../node/core-tokens.js';
 import { InternalTokens } from '../node/internal-tokens.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
@@ -20,25 +22,32 @@ export class WsTransport {
     @inject(InternalTokens.Dispatcher) private readonly dispatcher: Dispatcher,
     @inject(CoreTokens.Config) private readonly config: CoreConfig,
     @inject(CoreTokens.Logger) private readonly logger: Logger,
+    @inject(CoreTokens.KeyRing) private readonly keys: KeyRing,
   ) {}
 
   listen(): Promise<AddressInfo> {
-    const { ws_port, listen_address, max_request_body_bytes, ws_origins } = this.config.evm;
+    const { ws_port, listen_address, max_request_body_bytes, ws_origins, vhosts } = this.config.evm;
+    const hostAllowed = hostCheck(vhosts, this.keys);
+    const verifyClient: VerifyClientCallbackAsync = ({ origin, req }, accept) => {
+      if (!hostAllowed(req.headers.host)) return accept(false, 403, INVALID_HOST);
+      // ws types the origin as always present; a client that is no browser sends none.
+      const sent = origin as string | undefined;
+      accept(ws_origins.includes('*') || sent === undefined || ws_origins.includes(sent));
+    };
     return new Promise((resolve, reject) => {
       const server = new WebSocketServer({
         host: listen_address,
         port: ws_port,
         // ws's default is 100 MiB; larger frames close the connection with 1009.
         maxPayload: max_request_body_bytes,
-        verifyClient: ({ origin }: { origin: string | undefined }) =>
-          ws_origins.includes('*') || origin === undefined || ws_origins.includes(origin),
+        verifyClient,
       });
       server.once('error', reject);
       server.once('listening', () => {
         server.off('error', reject);
         resolve(server.address() as AddressInfo);
       });
-      server.on('connection', (socket) => this.#accept(socket));
+      server.on('connection', (socket, req) => this.#accept(socket, req.headers.origin));
       this.#server = server;
     });
   }
@@ -52,16 +61,17 @@ export class WsTransport {
     for (const client of server.clients) client.terminate();
   }
 
-  #accept(socket: WebSocket): void {
+  /** `origin` is the upgrade request's: every message of the connection comes from that page. */
+  #accept(socket: WebSocket, origin: string | undefined): void {
     const connection = new WsConnection(`ws-${++this.#nextConnectionId}`, socket);
-    socket.on('message', (data) => void this.#serve(connection, data));
+    socket.on('message', (data) => void this.#serve(connection, origin, data));
     socket.on('error', (error) => this.logger.debug({ err: error, connection: connection.id }, 'WebSocket error'));
     socket.on('close', () => {
       connection.closed();
     });
   }
 
-  async #serve(connection: WsConnection, data: RawData): Promise<void> {
+  async #serve(connection: WsConnection, origin: string | undefined, data: RawData): Promise<void> {
     const text = Array.isArray(data)
       ? Buffer.concat(data).toString('utf8')
       : Buffer.from(data as ArrayBuffer).toString('utf8');
@@ -72,7 +82,7 @@ export class WsTransport {
       connection.send(Dispatcher.PARSE_ERROR);
       return;
     }
-    const request = new RpcRequest('ws', `${connection.id}-${++this.#nextMessageId}`, connection);
+    const request = new RpcRequest('ws', `${connection.id}-${++this.#nextMessageId}`, connection, origin);
     const answer = await this.dispatcher.dispatch(body, text, request);
     if (answer !== undefined) connection.send(answer);
   }

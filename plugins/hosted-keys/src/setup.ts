@@ -1,15 +1,23 @@
 import { DEV_ACCOUNT_COUNT, devAccounts, StartupError, type PluginSetup } from '@evmnode/core';
 import type { Deps, HostedKeysConfig } from './deps.js';
+import { checkListenAddress, openOriginKeys } from './exposure.js';
 import { decryptKeystore, keyringFolder, keystoreFiles } from './keystores.js';
 import { readPassphrase } from './passphrase.js';
+import { signingOriginsHook } from './signing-origins.js';
 
-const setup: PluginSetup<Deps, HostedKeysConfig> = async ({ config, deps, home, env, logger }) => {
+const setup: PluginSetup<Deps, HostedKeysConfig> = async ({ config, deps, home, env, logger, rpc }) => {
+  const { evm } = deps.config;
   // Dev accounts first, so that eth_accounts lists them in anvil's and Hardhat's order.
   const devKeys = config.dev_accounts && deps.info.network === 'local' ? devAccounts(DEV_ACCOUNT_COUNT) : [];
-  for (const { privateKey } of devKeys) deps.keys.add(Buffer.from(privateKey.slice(2), 'hex'));
-
   const folder = keyringFolder(home);
   const files = await keystoreFiles(folder);
+  if (devKeys.length > 0 || files.length > 0) {
+    // Before decrypting: scrypt takes a while, and the node would not start anyway.
+    checkListenAddress(evm);
+    rpc.addHook(signingOriginsHook(evm.signing_origins));
+  }
+
+  for (const { privateKey } of devKeys) deps.keys.add(Buffer.from(privateKey.slice(2), 'hex'));
   const keystoreAddresses: string[] = [];
   if (files.length > 0) {
     const passphrase = await readPassphrase(config, env);
@@ -27,10 +35,13 @@ const setup: PluginSetup<Deps, HostedKeysConfig> = async ({ config, deps, home, 
   }
 
   logger.info({ devAccounts: devKeys.length, keystores: keystoreAddresses }, 'hosted keys loaded');
-  if (keystoreAddresses.length > 0 && deps.config.evm.cors_origins.includes('*')) {
+  // Dev accounts' keys are public: only keystores are worth the warning.
+  const open = openOriginKeys(evm);
+  if (keystoreAddresses.length > 0 && open.length > 0) {
+    const keys = open.length === 1 ? open[0]! : `${open.slice(0, -1).join(', ')} and ${open.at(-1)!}`;
     logger.warn(
-      'any web page can ask this node to sign with its keystores while [evm] cors_origins allows every origin ("*"): ' +
-        'list only the origins you trust',
+      `any web page a browser opens can call this node, which holds keystores, while [evm] ${keys} ` +
+        `${open.length === 1 ? 'allows' : 'allow'} every origin ("*"): list only the origins you trust`,
     );
   }
 };
