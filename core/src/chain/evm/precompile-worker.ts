@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { createCustomCommon, Mainnet, type Hardfork } from '@ethereumjs/common';
+import { createCustomCommon, Mainnet } from '@ethereumjs/common';
 import { createEVM, getActivePrecompiles, type ExecResult, type PrecompileFunc } from '@ethereumjs/evm';
 import type { PrecompileJob, PrecompileReply } from './precompile-threads.js';
 
@@ -13,7 +13,7 @@ interface HardforkPrecompiles {
 const byHardfork = new Map<string, Promise<HardforkPrecompiles>>();
 
 async function precompilesOf(hardfork: string): Promise<HardforkPrecompiles> {
-  const common = createCustomCommon({}, Mainnet, { hardfork: hardfork as Hardfork });
+  const common = createCustomCommon({}, Mainnet, { hardfork });
   const evm = await createEVM({ common });
   return { precompiles: getActivePrecompiles(common), input: { common, _EVM: evm } };
 }
