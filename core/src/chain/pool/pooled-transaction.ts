@@ -28,3 +28,13 @@ export function effectiveTip(tx: TypedTransaction, baseFee: bigint): bigint {
   const tip = tipCap(tx);
   return tip < cap ? tip : cap;
 }
+
+/**
+ * Orders transactions by what they pay at `baseFee`, as geth's pool prices them for eviction:
+ * effective tip, then fee cap, then tip cap. Negative when `a` pays less.
+ */
+export function comparePrice(a: TypedTransaction, b: TypedTransaction, baseFee: bigint): number {
+  const differences = [effectiveTip(a, baseFee) - effectiveTip(b, baseFee), feeCap(a) - feeCap(b), tipCap(a) - tipCap(b)];
+  const first = differences.find((difference) => difference !== 0n) ?? 0n;
+  return first < 0n ? -1 : first > 0n ? 1 : 0;
+}
