@@ -171,7 +171,9 @@ describe('pool limits: a full pool evicts the cheapest ([mempool] size)', functi
 describe('pool limits: a full pool keeps account_slots per sender ([mempool] account_slots)', () => {
   let node: TestNode;
   before(async () => {
-    node = await startTestNode({ config: { mempool: { size: 6, account_slots: 2 }, consensus: { block_time: 60_000 } } });
+    node = await startTestNode({
+      config: { mempool: { size: 6, account_slots: 2 }, consensus: { block_time: 60_000 } },
+    });
   });
   after(() => node.stop());
 

@@ -34,7 +34,10 @@ export function effectiveTip(tx: TypedTransaction, baseFee: bigint): bigint {
  * effective tip, then fee cap, then tip cap. Negative when `a` pays less.
  */
 export function comparePrice(a: TypedTransaction, b: TypedTransaction, baseFee: bigint): number {
-  const differences = [effectiveTip(a, baseFee) - effectiveTip(b, baseFee), feeCap(a) - feeCap(b), tipCap(a) - tipCap(b)];
-  const first = differences.find((difference) => difference !== 0n) ?? 0n;
-  return first < 0n ? -1 : first > 0n ? 1 : 0;
+  const sign = (difference: bigint): number => (difference < 0n ? -1 : difference > 0n ? 1 : 0);
+  return (
+    sign(effectiveTip(a, baseFee) - effectiveTip(b, baseFee)) ||
+    sign(feeCap(a) - feeCap(b)) ||
+    sign(tipCap(a) - tipCap(b))
+  );
 }

@@ -341,7 +341,8 @@ export class TxPool {
     let victim: SenderTxs | undefined;
     if ((own?.byNonce.size ?? 0) < this.limits.accountSlots) {
       for (const txs of this.#bySender.values()) {
-        if (txs !== own && txs.byNonce.size > Math.max(this.limits.accountSlots, victim?.byNonce.size ?? 0)) victim = txs;
+        const held = txs.byNonce.size;
+        if (txs !== own && held > Math.max(this.limits.accountSlots, victim?.byNonce.size ?? 0)) victim = txs;
       }
     }
     if (victim === undefined) {
