@@ -58,6 +58,9 @@ describe('pool limits: one sender cannot lock others out ([mempool] account_queu
     expect(chain.pool.size).to.equal(64);
     expect(chain.pool.queued).to.equal(64);
 
+    const asked = performance.now();
+    expect((await rpc(node.url, 'eth_chainId')).result).to.equal('0xae3f2');
+    expect(performance.now() - asked).to.be.below(1000);
     const other = await submit(node.url, await transfer(devWallet(1), 0));
     expect((await waitForReceipt(node.url, other)).status).to.equal('0x1');
     // The hog's queued transactions still wait; a replacement of one of them is still taken.
