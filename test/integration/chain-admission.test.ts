@@ -410,7 +410,7 @@ describe('chain admission: a full mempool ([mempool] size)', () => {
   });
   after(() => node.stop());
 
-  it('refuses a new transaction with -32005 mempool full, but still answers already known and takes replacements', async () => {
+  it('refuses a new transaction paying no more than any pooled one with transaction underpriced, but still answers already known and takes replacements', async () => {
     const chain = node.node.chain;
     const raws = await Promise.all(senders.slice(0, 3).map((wallet) => sign(wallet, { nonce: 0, to: someone() })));
     for (const raw of raws) await submit(node.url, raw);
@@ -418,17 +418,20 @@ describe('chain admission: a full mempool ([mempool] size)', () => {
 
     const fourth = senders[3]!;
     const balance = await balanceOf(node.url, fourth.address);
-    const answer = await sendRaw(node.url, await sign(fourth, { nonce: 0, to: someone() }));
-    expect(answer.result).to.equal(undefined);
-    expect(answer.error).to.deep.equal({
-      code: -32005,
-      message: 'mempool full: 3 transactions are waiting; try again later',
-    });
+    expectRejection(
+      await sendRaw(node.url, await sign(fourth, { nonce: 0, to: someone() })),
+      'transaction underpriced',
+      SdkCode.InsufficientFee,
+    );
     expect(chain.pool.size).to.equal(3);
     expect(await balanceOf(node.url, fourth.address)).to.equal(balance);
 
     // A next nonce of a pooled sender is a new transaction too.
-    expect((await sendRaw(node.url, await sign(senders[0]!, { nonce: 1, to: someone() }))).error.code).to.equal(-32005);
+    expectRejection(
+      await sendRaw(node.url, await sign(senders[0]!, { nonce: 1, to: someone() })),
+      'transaction underpriced',
+      SdkCode.InsufficientFee,
+    );
     expectRejection(await sendRaw(node.url, raws[0]!), 'already known', SdkCode.TxInMempoolCache);
     await submit(
       node.url,

@@ -281,6 +281,7 @@ export const SdkCode = {
   OutOfGas: 11,
   InsufficientFee: 13,
   TxInMempoolCache: 19,
+  MempoolIsFull: 20,
   TxTooLarge: 21,
   InvalidChainId: 28,
   WrongSequence: 32,

@@ -36,6 +36,9 @@ export interface ProducerSettings {
   readonly nativeRules: Omit<NativeRules, 'denoms'>;
 }
 
+/** The intrinsic gas of a plain transfer, the least any EVM transaction takes. */
+const MIN_TX_GAS = 21_000n;
+
 /** A native transaction a block delivered, with its result. */
 interface DeliveredNative {
   readonly tx: NativeTransaction;
@@ -264,6 +267,7 @@ export class BlockProducer {
    * Runs the native transactions in arrival order, then the EVM candidates in order, within one
    * state checkpoint (one trie commit per block). A transaction that fails its checks now is
    * dropped with no receipt; an EVM sender's later transactions wait in the pool for the next block.
+   * A transaction whose gas limit exceeds what is left of the block is skipped, never ends it.
    */
   async #execute(
     nativeCandidates: readonly NativeTransaction[],
@@ -283,11 +287,19 @@ export class BlockProducer {
       bloom: new Bloom(undefined, this.chain.common),
     };
     const halted = new Set<PrefixedHexString>();
+    const haltedSigners = new Set<PrefixedHexString>();
     let logIndex = 0;
     await this.live.checkpoint();
     try {
       for (const tx of nativeCandidates) {
-        if (execution.nativeGas + tx.gasLimit > gasLimit) break;
+        const signer = bytesToHex(tx.signer.bytes);
+        if (haltedSigners.has(signer)) continue;
+        // One that does not fit waits for the next block, and so do its signer's later ones (their
+        // sequences follow it); the others still fill this block.
+        if (execution.nativeGas + tx.gasLimit > gasLimit) {
+          haltedSigners.add(signer);
+          continue;
+        }
         const result = await deliver(this.live, tx, this.nativeRules);
         if (result === undefined) execution.droppedNative.push(bytesToHex(tx.hash));
         else {
@@ -296,8 +308,14 @@ export class BlockProducer {
         }
       }
       for (const pooled of candidates) {
-        if (execution.nativeGas + execution.gasUsed + pooled.tx.gasLimit > gasLimit) break;
+        // No EVM transaction takes less gas than a plain transfer.
+        if (gasLimit - execution.nativeGas - execution.gasUsed < MIN_TX_GAS) break;
         if (halted.has(pooled.sender)) continue;
+        // As for native ones: skipped with its sender's later nonces, not an end to the block.
+        if (execution.nativeGas + execution.gasUsed + pooled.tx.gasLimit > gasLimit) {
+          halted.add(pooled.sender);
+          continue;
+        }
         let result: RunTxResult;
         try {
           result = await runTx(this.vm, {

@@ -89,7 +89,15 @@ export class Chain {
         blockGasLimit: () => BigInt(this.#head.gasLimit),
         account: (address) => this.accountAtHead(address),
       },
-      { size: config.mempool.size, minGasPrice: BigInt(config.mempool.min_gas_price) },
+      {
+        size: config.mempool.size,
+        minGasPrice: BigInt(config.mempool.min_gas_price),
+        accountSlots: config.mempool.account_slots,
+        accountQueue: config.mempool.account_queue,
+        globalQueue: config.mempool.global_queue,
+        lifetimeMs: config.mempool.lifetime,
+      },
+      (hash) => this.#settleWaiters(hash),
     );
     this.nativePool = new NativePool(config.mempool.size);
   }
@@ -352,10 +360,13 @@ export class Chain {
     this.#head = committed.block;
     for (const [sender, nonce] of senders) this.pool.pruneBelow(sender, nonce);
     this.nativePool.remove([...committed.block.nativeTransactions, ...droppedNative]);
-    for (const hash of [...committed.block.transactions, ...dropped]) {
-      for (const resolve of this.#waiters.get(hash) ?? []) resolve();
-      this.#waiters.delete(hash);
-    }
+    for (const hash of [...committed.block.transactions, ...dropped]) this.#settleWaiters(hash);
     this.events.publish(committed);
+  }
+
+  /** Answers the `slow` submissions of a transaction that was included or will never be. */
+  #settleWaiters(hash: PrefixedHexString): void {
+    for (const resolve of this.#waiters.get(hash) ?? []) resolve();
+    this.#waiters.delete(hash);
   }
 }

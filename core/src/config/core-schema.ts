@@ -56,6 +56,10 @@ export interface CoreConfig {
   readonly mempool: {
     readonly size: number;
     readonly min_gas_price: number;
+    readonly account_slots: number;
+    readonly account_queue: number;
+    readonly global_queue: number;
+    readonly lifetime: number;
   };
   readonly state: {
     readonly keep_recent: number;
@@ -216,7 +220,7 @@ export const coreSchema = {
   },
   mempool: {
     size: {
-      doc: 'Most transactions the pool holds; more are refused with "mempool full".',
+      doc: 'Most transactions the pool holds; when full, a better-paying one evicts the cheapest, else "transaction underpriced".',
       format: 'nat',
       default: 5000,
     },
@@ -224,6 +228,26 @@ export const coreSchema = {
       doc: 'Lowest gas price, in wei, of legacy (type 0 and 1) transactions.',
       format: 'nat',
       default: 50_000_000_000,
+    },
+    account_slots: {
+      doc: "Transactions per sender kept when the pool is full (geth's AccountSlots): a sender below it evicts from the largest holder.",
+      format: 'nat',
+      default: 16,
+    },
+    account_queue: {
+      doc: 'Most queued (nonce-gapped) transactions per sender; more get "account limit exceeded" (geth\'s AccountQueue).',
+      format: 'nat',
+      default: 64,
+    },
+    global_queue: {
+      doc: "Most queued (nonce-gapped) transactions in all (geth's GlobalQueue).",
+      format: 'nat',
+      default: 1024,
+    },
+    lifetime: {
+      doc: "How long a sender's queued transactions wait without one of its transactions becoming ready (geth's Lifetime).",
+      format: 'duration',
+      default: 3 * 60 * 60 * 1000,
     },
   },
   state: {

@@ -64,6 +64,11 @@ export class NativeLayer {
       }
       if (pool.size >= pool.limit)
         throw NativeError.sdk(SdkError.MempoolIsFull, `mempool is full: ${pool.size} transactions`);
+      // The SDK's first ante check (SetUpContextDecorator): a transaction no block can hold is refused.
+      const maxGas = BigInt(this.chain.head().gasLimit);
+      if (tx.gasLimit > maxGas) {
+        throw NativeError.sdk(SdkError.OutOfGas, `tx gas wanted ${tx.gasLimit} exceeds block max gas limit ${maxGas}`);
+      }
       const head = await this.chain.stateAt(this.chain.head().height);
       await checkAnte(head, tx, this.#rules, pool.pendingCount(tx.signer.bytes));
       pool.add(tx);

@@ -28,3 +28,16 @@ export function effectiveTip(tx: TypedTransaction, baseFee: bigint): bigint {
   const tip = tipCap(tx);
   return tip < cap ? tip : cap;
 }
+
+/**
+ * Orders transactions by what they pay at `baseFee`, as geth's pool prices them for eviction:
+ * effective tip, then fee cap, then tip cap. Negative when `a` pays less.
+ */
+export function comparePrice(a: TypedTransaction, b: TypedTransaction, baseFee: bigint): number {
+  const sign = (difference: bigint): number => (difference < 0n ? -1 : difference > 0n ? 1 : 0);
+  return (
+    sign(effectiveTip(a, baseFee) - effectiveTip(b, baseFee)) ||
+    sign(feeCap(a) - feeCap(b)) ||
+    sign(tipCap(a) - tipCap(b))
+  );
+}

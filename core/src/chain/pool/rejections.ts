@@ -11,6 +11,7 @@ const SdkCode = {
   OutOfGas: 11,
   InsufficientFee: 13,
   TxInMempoolCache: 19,
+  MempoolIsFull: 20,
   TxTooLarge: 21,
   InvalidChainId: 28,
   WrongSequence: 32,
@@ -57,7 +58,13 @@ export const Rejections = {
       `insufficient funds for gas * price + value: balance ${balance}, tx cost ${cost}, overshot ${cost - balance}`,
       SdkCode.InsufficientFunds,
     ),
-  /** Transient: a retry can succeed once blocks drain the pool, so -32005 (decisions.md D3). */
-  mempoolFull: (size: number) =>
-    new LimitExceededError(`mempool full: ${size} transactions are waiting; try again later`),
+  /** The pool is full and the transaction pays no more than the cheapest it could evict (geth's ErrUnderpriced). */
+  underpricedForFullPool: () => rejected('transaction underpriced', SdkCode.InsufficientFee),
+  /** The sender already holds its share of queued (nonce-gapped) transactions (geth's ErrAccountLimitExceeded). */
+  accountLimitExceeded: (queued: number) =>
+    rejected(`account limit exceeded: queued ${queued} txs`, SdkCode.MempoolIsFull),
+  /** A queued transaction may only evict queued ones, never a ready one (geth's ErrFutureReplacePending). */
+  futureReplacesPending: () => rejected('future transaction tries to replace pending', SdkCode.MempoolIsFull),
+  /** Transient: nothing can make room now, but blocks and expiry will, so -32005 (decisions.md D3). */
+  poolFull: () => new LimitExceededError('txpool is full'),
 };

@@ -1,7 +1,7 @@
 import type { Common } from '@ethereumjs/common';
 import { Capability, createTxFromRLP, type TxOptions, type TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
-import { effectiveTip, feeCap, tipCap, type PooledTransaction } from './pooled-transaction.js';
+import { comparePrice, effectiveTip, feeCap, tipCap, type PooledTransaction } from './pooled-transaction.js';
 import { claimedChainId, fastTxOptions, feeFieldsOf } from './raw-transaction.js';
 import { Rejections } from './rejections.js';
 import { ChainParams } from '../chain-params.js';
@@ -18,28 +18,75 @@ export interface PoolChainView {
   account(address: PrefixedHexString): Promise<{ readonly nonce: bigint; readonly balance: bigint }>;
 }
 
+/** The `[mempool]` limits, named after geth's legacy pool configuration. */
 export interface PoolLimits {
   /** Most transactions held. */
   readonly size: number;
   /** Lowest gas price of legacy (type 0 and 1) transactions. */
   readonly minGasPrice: bigint;
+  /** Transactions per sender kept when the pool is full: a sender below it evicts from the largest holder above it. */
+  readonly accountSlots: number;
+  /** Most queued (nonce-gapped) transactions per sender. */
+  readonly accountQueue: number;
+  /** Most queued transactions in all. */
+  readonly globalQueue: number;
+  /** How long, in ms, a sender's queued transactions wait without one of its transactions becoming ready. */
+  readonly lifetimeMs: number;
 }
 
 const BLOB_TX_TYPE = 3;
 
+/** One sender's pooled transactions. */
+class SenderTxs {
+  readonly byNonce = new Map<bigint, PooledTransaction>();
+  /** The end of the run of consecutive nonces from the state nonce: transactions from here on are queued. */
+  gap: bigint;
+  /** Its highest pooled nonce. */
+  top: bigint;
+
+  constructor(
+    /** Its nonce at the head, as the pool last learned it. */
+    public stateNonce: bigint,
+    /** When it came or one of its transactions last became ready: its queued ones expire a lifetime later (geth's heartbeat). */
+    public beat: number,
+  ) {
+    this.gap = stateNonce;
+    this.top = stateNonce;
+  }
+
+  /** How many of its transactions wait behind a gap. */
+  get queued(): number {
+    return this.byNonce.size - Number(this.gap - this.stateNonce);
+  }
+
+  /** Its highest-nonce transaction: the one eviction takes, since dropping it leaves no gap. */
+  last(): PooledTransaction {
+    return this.byNonce.get(this.top)!;
+  }
+}
+
 /**
  * Admits signed EVM transactions after the checks of decisions.md D4, holds them by sender and
  * nonce (gaps wait until filled), and hands the block producer the ready ones by effective tip.
+ * Its limits are geth's (`[mempool]`): queued transactions per sender and in all, their lifetime,
+ * and, when full, eviction of the cheapest transaction for a better-paying one, so that no sender
+ * can lock others out.
  */
 export class TxPool {
-  readonly #bySender = new Map<PrefixedHexString, Map<bigint, PooledTransaction>>();
+  readonly #bySender = new Map<PrefixedHexString, SenderTxs>();
   readonly #byHash = new Map<PrefixedHexString, PooledTransaction>();
   readonly #decodeOptions: TxOptions;
   #arrivals = 0;
+  /** Queued transactions in all. */
+  #queued = 0;
+  /** The earliest time a queued transaction may expire. */
+  #expiryDue = Infinity;
 
   constructor(
     private readonly chain: PoolChainView,
     private readonly limits: PoolLimits,
+    /** Told of transactions evicted or expired: they will never be included. */
+    private readonly onDiscard: (hash: PrefixedHexString) => void = () => undefined,
   ) {
     this.#decodeOptions = fastTxOptions(chain.common);
   }
@@ -55,10 +102,15 @@ export class TxPool {
 
   /** The nonce after the sender's ready transactions: `stateNonce` plus those without a gap. */
   pendingNonce(sender: PrefixedHexString, stateNonce: bigint): bigint {
-    const queued = this.#bySender.get(sender);
+    const queued = this.#bySender.get(sender)?.byNonce;
     let next = stateNonce;
     while (queued?.has(next) === true) next++;
     return next;
+  }
+
+  /** How many transactions wait behind a nonce gap. */
+  get queued(): number {
+    return this.#queued;
   }
 
   /** Checks `raw` and admits it, or throws the rejection; a rejected transaction changes nothing. */
@@ -69,7 +121,7 @@ export class TxPool {
     if (tx.nonce < account.nonce) throw Rejections.nonceTooLow(account.nonce, tx.nonce);
     const cost = tx.gasLimit * feeCap(tx) + tx.value;
     if (account.balance < cost) throw Rejections.insufficientFunds(account.balance, cost);
-    return this.#insert(tx, raw, sender);
+    return this.#insert(tx, raw, sender, account.nonce);
   }
 
   /**
@@ -78,9 +130,10 @@ export class TxPool {
    * fee wait.
    */
   ready(stateNonces: ReadonlyMap<PrefixedHexString, bigint>, baseFee: bigint): PooledTransaction[] {
+    this.#expire(performance.now());
     const heads: PooledTransaction[] = [];
     for (const [sender, nonce] of stateNonces) {
-      const head = this.#bySender.get(sender)?.get(nonce);
+      const head = this.#bySender.get(sender)?.byNonce.get(nonce);
       if (head !== undefined && feeCap(head.tx) >= baseFee) heads.push(head);
     }
     const before = (a: PooledTransaction, b: PooledTransaction): boolean => {
@@ -94,7 +147,7 @@ export class TxPool {
     while (heads.length > 0) {
       const next = heads.shift()!;
       ordered.push(next);
-      const following = this.#bySender.get(next.sender)?.get(next.nonce + 1n);
+      const following = this.#bySender.get(next.sender)?.byNonce.get(next.nonce + 1n);
       if (following === undefined || feeCap(following.tx) < baseFee) continue;
       const at = heads.findIndex((candidate) => before(following, candidate));
       heads.splice(at === -1 ? heads.length : at, 0, following);
@@ -108,28 +161,72 @@ export class TxPool {
   }
 
   /** Drops `sender`'s transactions below its new state nonce (included, or made stale). */
-  pruneBelow(sender: PrefixedHexString, stateNonce: bigint): PooledTransaction[] {
-    const queued = this.#bySender.get(sender);
-    if (queued === undefined) return [];
-    const dropped: PooledTransaction[] = [];
-    for (const [nonce, pooled] of queued) {
-      if (nonce >= stateNonce) continue;
-      queued.delete(nonce);
-      this.#byHash.delete(pooled.hash);
-      dropped.push(pooled);
-    }
-    if (queued.size === 0) this.#bySender.delete(sender);
-    return dropped;
+  pruneBelow(sender: PrefixedHexString, stateNonce: bigint): void {
+    const txs = this.#bySender.get(sender);
+    if (txs === undefined || stateNonce <= txs.stateNonce) return;
+    this.#settle(txs, () => {
+      for (const [nonce, pooled] of txs.byNonce) {
+        if (nonce >= stateNonce) continue;
+        txs.byNonce.delete(nonce);
+        this.#byHash.delete(pooled.hash);
+      }
+      txs.stateNonce = stateNonce;
+      if (txs.gap < stateNonce) txs.gap = stateNonce;
+      if (txs.top < stateNonce) txs.top = stateNonce;
+      this.#promote(txs, performance.now());
+    });
+    if (txs.byNonce.size === 0) this.#bySender.delete(sender);
   }
 
-  /** Removes one transaction (it failed its checks when executed). */
+  /** Removes one transaction (it failed its checks when executed); the sender's later ones wait behind the gap. */
   remove(pooled: PooledTransaction): void {
-    const queued = this.#bySender.get(pooled.sender);
-    if (queued?.get(pooled.nonce) === pooled) {
-      queued.delete(pooled.nonce);
-      if (queued.size === 0) this.#bySender.delete(pooled.sender);
+    const txs = this.#bySender.get(pooled.sender);
+    if (txs?.byNonce.get(pooled.nonce) !== pooled) return;
+    this.#settle(txs, () => {
+      txs.byNonce.delete(pooled.nonce);
+      this.#byHash.delete(pooled.hash);
+      if (pooled.nonce < txs.gap) txs.gap = pooled.nonce;
+      // Nonces may be far apart: the new top is found among those held, not by counting down.
+      if (pooled.nonce === txs.top) txs.top = [...txs.byNonce.keys()].reduce((a, b) => (a > b ? a : b), txs.stateNonce);
+    });
+    if (txs.byNonce.size === 0) this.#bySender.delete(pooled.sender);
+  }
+
+  /** Applies `change` to a sender's transactions, keeping the count of queued ones in step. */
+  #settle(txs: SenderTxs, change: () => void): void {
+    const before = txs.queued;
+    change();
+    this.#queued += txs.queued - before;
+    if (before === 0 && txs.queued > 0) this.#expiryDue = Math.min(this.#expiryDue, txs.beat + this.limits.lifetimeMs);
+  }
+
+  /** Moves the gap past transactions that now follow the run without one; they are ready, which is a heartbeat. */
+  #promote(txs: SenderTxs, now: number): void {
+    const from = txs.gap;
+    while (txs.byNonce.has(txs.gap)) txs.gap++;
+    if (txs.gap !== from) txs.beat = now;
+  }
+
+  /** Drops what will not be included: `pooled`, evicted or expired. */
+  #discard(pooled: PooledTransaction): void {
+    this.remove(pooled);
+    this.onDiscard(pooled.hash);
+  }
+
+  /**
+   * Drops the queued transactions of senders none of whose transactions became ready for a
+   * lifetime (geth drops an account's whole queue then). A scan happens only once one may be due.
+   */
+  #expire(now: number): void {
+    if (now < this.#expiryDue) return;
+    let due = Infinity;
+    for (const txs of [...this.#bySender.values()]) {
+      if (txs.queued === 0) continue;
+      const expiry = txs.beat + this.limits.lifetimeMs;
+      if (expiry > now) due = Math.min(due, expiry);
+      else for (const pooled of [...txs.byNonce.values()]) if (pooled.nonce > txs.gap) this.#discard(pooled);
     }
-    this.#byHash.delete(pooled.hash);
+    this.#expiryDue = due;
   }
 
   #decode(raw: Uint8Array): TypedTransaction {
@@ -177,12 +274,22 @@ export class TxPool {
     return sender;
   }
 
-  /** The synchronous last step, so that concurrent admissions see each other. */
-  #insert(tx: TypedTransaction, raw: Uint8Array, sender: PrefixedHexString): PooledTransaction {
+  /**
+   * The synchronous last step, so that concurrent admissions see each other: a replacement, or a
+   * new transaction within the queue limits, for which a full pool makes room.
+   */
+  #insert(tx: TypedTransaction, raw: Uint8Array, sender: PrefixedHexString, stateNonce: bigint): PooledTransaction {
+    const now = performance.now();
+    this.#expire(now);
     const hash = bytesToHex(tx.hash());
     if (this.#byHash.has(hash)) throw Rejections.alreadyKnown();
-    const queued = this.#bySender.get(sender);
-    const existing = queued?.get(tx.nonce);
+    // The head's nonce can be past what blocks told the pool (an EIP-7702 authorization moves it).
+    this.pruneBelow(sender, stateNonce);
+    const txs = this.#bySender.get(sender);
+    // A block may have included the sender's transactions while its account was read.
+    if (txs !== undefined && tx.nonce < txs.stateNonce) throw Rejections.nonceTooLow(txs.stateNonce, tx.nonce);
+    const existing = txs?.byNonce.get(tx.nonce);
+    const pooled: PooledTransaction = { tx, raw, hash, sender, nonce: tx.nonce, arrival: ++this.#arrivals };
     if (existing !== undefined) {
       // A replacement must raise both fee fields by at least 10%.
       const enough = (next: bigint, previous: bigint) => next * 100n >= previous * 110n;
@@ -190,13 +297,66 @@ export class TxPool {
         throw Rejections.replacementUnderpriced();
       }
       this.#byHash.delete(existing.hash);
-    } else if (this.#byHash.size >= this.limits.size) {
-      throw Rejections.mempoolFull(this.#byHash.size);
+      txs!.byNonce.set(tx.nonce, pooled);
+      this.#byHash.set(hash, pooled);
+      return pooled;
     }
-    const pooled: PooledTransaction = { tx, raw, hash, sender, nonce: tx.nonce, arrival: ++this.#arrivals };
-    if (queued === undefined) this.#bySender.set(sender, new Map([[tx.nonce, pooled]]));
-    else queued.set(tx.nonce, pooled);
+    const queued = tx.nonce > (txs?.gap ?? stateNonce);
+    if (queued) this.#makeRoomInQueue(txs);
+    this.#makeRoomInPool(tx, txs, queued);
+    const owner = this.#bySender.get(sender) ?? new SenderTxs(stateNonce, now);
+    this.#bySender.set(sender, owner);
+    this.#settle(owner, () => {
+      owner.byNonce.set(tx.nonce, pooled);
+      if (tx.nonce > owner.top) owner.top = tx.nonce;
+      this.#promote(owner, now);
+    });
     this.#byHash.set(hash, pooled);
     return pooled;
+  }
+
+  /**
+   * A sender holds at most `accountQueue` queued transactions. When all queues are full, the
+   * largest holder gives its last one to a sender holding fewer.
+   */
+  #makeRoomInQueue(own: SenderTxs | undefined): void {
+    const held = own?.queued ?? 0;
+    if (held >= this.limits.accountQueue) throw Rejections.accountLimitExceeded(held);
+    if (this.#queued < this.limits.globalQueue) return;
+    let largest: SenderTxs | undefined;
+    for (const txs of this.#bySender.values()) {
+      if (txs !== own && txs.queued > (largest?.queued ?? 0)) largest = txs;
+    }
+    if (largest === undefined || largest.queued <= held + 1) throw Rejections.poolFull();
+    this.#discard(largest.last());
+  }
+
+  /**
+   * When the pool is full, evicts another sender's last transaction: from the largest holder when
+   * the newcomer's sender holds fewer than `accountSlots` and that holder more, else the cheapest
+   * at the next base fee, if the newcomer pays more. A queued newcomer never evicts a ready one.
+   */
+  #makeRoomInPool(tx: TypedTransaction, own: SenderTxs | undefined, queued: boolean): void {
+    if (this.#byHash.size < this.limits.size) return;
+    let victim: SenderTxs | undefined;
+    if ((own?.byNonce.size ?? 0) < this.limits.accountSlots) {
+      for (const txs of this.#bySender.values()) {
+        const held = txs.byNonce.size;
+        if (txs !== own && held > Math.max(this.limits.accountSlots, victim?.byNonce.size ?? 0)) victim = txs;
+      }
+    }
+    if (victim === undefined) {
+      const baseFee = this.chain.nextBaseFee();
+      for (const txs of this.#bySender.values()) {
+        if (txs !== own && (victim === undefined || comparePrice(txs.last().tx, victim.last().tx, baseFee) < 0)) {
+          victim = txs;
+        }
+      }
+      if (victim === undefined) throw Rejections.poolFull();
+      if (comparePrice(tx, victim.last().tx, baseFee) <= 0) throw Rejections.underpricedForFullPool();
+    }
+    const evicted = victim.last();
+    if (queued && evicted.nonce < victim.gap) throw Rejections.futureReplacesPending();
+    this.#discard(evicted);
   }
 }
