@@ -49,7 +49,7 @@ async function writeAtomically(file: string, contents: string): Promise<void> {
  * lag the database by the blocks whose write was still pending at a crash, never lead it.
  */
 export class HeadMarker {
-  /** The newest height waiting to be written; older ones are skipped. */
+  /** The newest height recorded and not yet written (or being written); older ones are skipped. */
   #pending: number | undefined;
   #writing: Promise<void> = Promise.resolve();
 
