@@ -12,12 +12,14 @@ import {
   blockNumber,
   devWallet,
   lower,
+  quantity,
   receiptOf,
   sendRaw,
   sign,
   sleep,
 } from '../support/chain-kit.js';
 import { expectValidResult } from '../support/openrpc.js';
+import { rpc } from '../support/rpc-client.js';
 
 const ACCOUNTS = 10;
 const PER_ACCOUNT = 50;
@@ -46,6 +48,12 @@ async function pollReceipt(url: string, hash: string, stop: () => boolean): Prom
     await sleep(25);
   }
   return undefined;
+}
+
+async function blockHashAt(url: string, height: number): Promise<string> {
+  const answer = await rpc(url, 'eth_getBlockByNumber', [quantity(height), false]);
+  expect(answer.error, `eth_getBlockByNumber: ${JSON.stringify(answer.error)}`).to.equal(undefined);
+  return answer.result.hash as string;
 }
 
 describe('chain durability: kill -9 under load', function () {
@@ -86,6 +94,8 @@ describe('chain durability: kill -9 under load', function () {
     running = await startNodeProcess(['--home', home, '--consensus.block_time', '100ms']);
     const first = running;
     const seen = new Map<string, any>();
+    // Block hashes by height, for the heights a client saw eth_blockNumber report.
+    const acknowledged = new Map<number, string>();
     let highestBlock = 0;
     let killed = false;
     let killScheduled = false;
@@ -123,7 +133,9 @@ describe('chain durability: kill -9 under load', function () {
     const watchHeight = async (): Promise<void> => {
       while (!killed) {
         try {
-          highestBlock = Math.max(highestBlock, await blockNumber(first.url));
+          const height = await blockNumber(first.url);
+          highestBlock = Math.max(highestBlock, height);
+          acknowledged.set(height, await blockHashAt(first.url, height));
         } catch (error) {
           if (killed) return;
           throw error;
@@ -143,6 +155,9 @@ describe('chain durability: kill -9 under load', function () {
     for (const [hash, receipt] of seen) expect(await receiptOf(url, hash), hash).to.deep.equal(receipt);
     const restartedAt = await blockNumber(url);
     expect(restartedAt).to.be.at.least(highestBlock);
+    // No acknowledged block is lost: a lost one would be produced again, with another time and hash.
+    expect(acknowledged.size).to.be.above(0);
+    for (const [height, hash] of acknowledged) expect(await blockHashAt(url, height), `block ${height}`).to.equal(hash);
     // Producing: the height moves on.
     const deadline = Date.now() + 5_000;
     while ((await blockNumber(url)) <= restartedAt + 2) {

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -15,7 +15,8 @@ import {
   uint64Codec,
   utf8Codec,
 } from '@evmnode/core';
-import { RocksDbStore } from '@evmnode/core/internal';
+import { HEAD_MARKER_FILE, HeadMarker, RocksDbStore } from '@evmnode/core/internal';
+import { pino } from 'pino';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 const hex = (value: Uint8Array) => Buffer.from(value).toString('hex');
@@ -50,6 +51,11 @@ function kvStoreContract(name: string, open: () => Promise<KvStore>): void {
       expect(await store.get(bytes(1))).to.equal(undefined);
       await batch.write();
       expect(await collect(store.iterate())).to.deep.equal(['01', '02']);
+    });
+
+    it('applies a synced batch like any other', async () => {
+      await store.batch().put(bytes(7), bytes(70)).write({ sync: true });
+      expect(hex((await store.get(bytes(7)))!)).to.equal('46');
     });
 
     it('iterates in byte order within bounds, forwards, backwards and limited', async () => {
@@ -143,5 +149,34 @@ describe('database', () => {
     } finally {
       await holder.close();
     }
+  });
+});
+
+describe('head marker', () => {
+  const silent = pino({ level: 'silent' });
+
+  it('writes the newest of the heights recorded while a write is pending, atomically, and reads it back', async () => {
+    const folder = tempDir();
+    const marker = await HeadMarker.open(folder, silent);
+    expect(marker.acknowledged).to.equal(undefined);
+    for (let height = 1; height <= 50; height++) marker.record(height);
+    await marker.flush();
+    expect(readdirSync(folder)).to.deep.equal([HEAD_MARKER_FILE]);
+    expect(readFileSync(path.join(folder, HEAD_MARKER_FILE), 'utf8')).to.equal('{"height":50}\n');
+    expect((await HeadMarker.open(folder, silent)).acknowledged).to.equal(50);
+  });
+
+  it('refuses a marker that holds no height, naming the file', async () => {
+    const folder = tempDir();
+    const file = path.join(folder, HEAD_MARKER_FILE);
+    writeFileSync(file, '{"height":');
+    const error = await HeadMarker.open(folder, silent).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(isStartupError(error)).to.equal(true);
+    expect((error as Error).message).to.equal(
+      `the head marker ${file} holds no block height: delete it to start without the check`,
+    );
   });
 });

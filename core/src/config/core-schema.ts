@@ -63,6 +63,7 @@ export interface CoreConfig {
   };
   readonly state: {
     readonly keep_recent: number;
+    readonly accept_rollback: boolean;
   };
   readonly logging: {
     readonly level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -255,6 +256,13 @@ export const coreSchema = {
       doc: 'Blocks of history whose state stays queryable (0: every block, an archive node).',
       format: 'nat',
       default: 0,
+    },
+    accept_rollback: {
+      doc:
+        'Start even though the database lost blocks this node had acknowledged (its head is below the ' +
+        'head marker: a write-ahead log cut short), continuing from its head; otherwise the node refuses to start.',
+      format: Boolean,
+      default: false,
     },
   },
   logging: {

@@ -27,7 +27,8 @@ import { orderPlugins } from '../plugins/plugin-order.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
 import { MethodRegistry } from '../rpc/method-registry.js';
 import { RequestHooks } from '../rpc/request-hooks.js';
-import { Database } from '../storage/database.js';
+import { Database, dataFolderOf } from '../storage/database.js';
+import { HeadMarker } from '../storage/head-marker.js';
 import { HttpTransport } from '../transport/http-server.js';
 import { WsTransport } from '../transport/ws-server.js';
 
@@ -74,6 +75,7 @@ export class EvmNode {
     /** The native side, for tools and tests that run the node in-process. */
     readonly native: NativeLayer,
     private readonly producer: BlockProducer,
+    private readonly headMarker: HeadMarker,
     private readonly http: HttpTransport | undefined,
     private readonly ws: WsTransport | undefined,
     /** The bound HTTP address, when HTTP is enabled. */
@@ -106,6 +108,7 @@ export class EvmNode {
     container.register(CoreTokens.Database, { useValue: database });
     let chain: Chain;
     let producer: BlockProducer;
+    let headMarker: HeadMarker;
     try {
       chain = await Chain.open(
         database,
@@ -113,6 +116,8 @@ export class EvmNode {
         core,
         logger.child({ module: 'chain' }),
       );
+      headMarker = await HeadMarker.open(dataFolderOf(options.sources.home), logger.child({ module: 'storage' }));
+      await headMarker.check(chain.head().height, core.state.accept_rollback);
       const settings = {
         blockTimeMs: core.consensus.block_time,
         createEmptyBlocks: core.consensus.create_empty_blocks,
@@ -123,6 +128,8 @@ export class EvmNode {
       await database.close();
       throw error;
     }
+    // Published blocks are durable ones: the marker follows them, written off the block's path.
+    chain.events.onBlock((committed) => headMarker.record(committed.block.height));
     container.register(CoreTokens.Chain, { useValue: chain });
     container.register(CoreTokens.Simulator, {
       useValue: new Simulator(chain, {
@@ -158,6 +165,7 @@ export class EvmNode {
         chain,
         native,
         producer,
+        headMarker,
         http,
         ws,
         await http?.listen(),
@@ -176,6 +184,7 @@ export class EvmNode {
     } catch (error) {
       await Promise.all([http?.close(0), ws?.close()]);
       await producer.stop();
+      await headMarker.flush();
       await host.stop();
       await database.close();
       throw error;
@@ -184,7 +193,7 @@ export class EvmNode {
 
   /**
    * Stops accepting requests, lets in-flight ones finish (up to `[node] shutdown_timeout`), lets
-   * the block being produced commit, stops plugins in reverse order and closes the database. Calling it again waits for the same stop.
+   * the block being produced commit, writes the head marker, stops plugins in reverse order and closes the database. Calling it again waits for the same stop.
    */
   stop(): Promise<void> {
     this.#stopping ??= this.#stop();
@@ -194,6 +203,7 @@ export class EvmNode {
   async #stop(): Promise<void> {
     await Promise.all([this.http?.close(this.config.core.node.shutdown_timeout), this.ws?.close()]);
     await this.producer.stop();
+    await this.headMarker.flush();
     await this.host.stop();
     await this.database.close();
     this.logger.info('evmnode stopped');

@@ -11,6 +11,11 @@ export const SCHEMA_VERSION = 3n;
 
 const SCHEMA_VERSION_KEY = 'schema-version';
 
+/** The folder of the node's database (and of its head marker) in `home`. */
+export function dataFolderOf(home: string): string {
+  return path.join(home, 'data');
+}
+
 /** The node's database: a {@link KvStore} whose schema version has been checked. */
 export class Database {
   /** Node-wide metadata. */
@@ -22,7 +27,7 @@ export class Database {
 
   /** Opens the RocksDB database under `<home>/data`. */
   static async openInHome(home: string): Promise<Database> {
-    return Database.open(await RocksDbStore.open(path.join(home, 'data')));
+    return Database.open(await RocksDbStore.open(dataFolderOf(home)));
   }
 
   /** An in-memory database, for unit tests. */

@@ -8,6 +8,15 @@ export interface KeyRange {
   readonly limit?: number;
 }
 
+/** How a batch is written. */
+export interface WriteOptions {
+  /**
+   * Resolve only once the write-ahead log holding the batch is on disk, so that the batch
+   * survives a power cut or an operating system crash, not only the process's death.
+   */
+  readonly sync?: boolean;
+}
+
 /** Puts and deletes applied together, or not at all. */
 export interface WriteBatch {
   put(key: Uint8Array, value: Uint8Array): this;
@@ -15,7 +24,7 @@ export interface WriteBatch {
   /** Operations queued so far. */
   readonly length: number;
   /** Applies every operation atomically; the batch cannot be reused afterwards. */
-  write(): Promise<void>;
+  write(options?: WriteOptions): Promise<void>;
 }
 
 /** The narrow key-value interface every repository is written against. */

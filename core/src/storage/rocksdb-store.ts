@@ -92,9 +92,9 @@ export class RocksDbStore implements KvStore {
       get length() {
         return length;
       },
-      write: () =>
+      write: (options = {}) =>
         promised<void>((done) => {
-          chained.write(done);
+          chained.write({ sync: options.sync === true }, done);
         }),
     };
   }
