@@ -33,6 +33,7 @@ export type {
   CallRequest,
   StateOverrides,
 } from './rpc/call-codecs.js';
+export { ClientQuota } from './rpc/client-quota.js';
 export { FailFastLimiter } from './rpc/fail-fast-limiter.js';
 export { decodeStorageKey, storageKey } from './rpc/storage-key-codec.js';
 

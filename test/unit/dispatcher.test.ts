@@ -379,7 +379,7 @@ describe('dispatcher', () => {
 
     it('aborts the request signal of a call that timed out', async () => {
       const { dispatcher } = dispatcherHarness(methods, { evm: { write_timeout: 200 } });
-      const request = new RpcRequest('http', 'r', undefined);
+      const request = new RpcRequest('http', 'r', undefined, 'test-client');
       const body = JSON.stringify(call('test_slow'));
       await dispatcher.dispatch(JSON.parse(body) as unknown, body, request);
       expect(request.signal.aborted).to.equal(true);
@@ -412,7 +412,7 @@ describe('dispatcher', () => {
     });
 
     it('collects response headers a call sets', async () => {
-      const request = new RpcRequest('http', 'h', undefined);
+      const request = new RpcRequest('http', 'h', undefined, 'test-client');
       await sendRaw(JSON.stringify(call('test_header')), 'http', request);
       expect(request.responseHeaders).to.deep.equal([['X-Test', 'yes']]);
     });

@@ -130,6 +130,7 @@ export class HttpTransport implements ConnectionHost {
       origin: req.headers.origin,
       acceptEncoding: req.headers['accept-encoding'],
       requestId: req.headers['x-request-id'] as string | undefined,
+      remoteAddress: req.socket.remoteAddress,
     };
     const write = (answer: PostAnswer | Error): void => {
       if (answer instanceof Error) return finished(answer);

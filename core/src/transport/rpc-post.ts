@@ -21,6 +21,8 @@ export interface PostHeaders {
   readonly origin: string | undefined;
   readonly acceptEncoding: string | undefined;
   readonly requestId: string | undefined;
+  /** The peer's address: the client identity behind per-client shares. */
+  readonly remoteAddress: string | undefined;
 }
 
 /** An answer ready to write: status, a flat header list (Content-Length included) and the body. */
@@ -88,7 +90,9 @@ export class RpcPostService {
     } catch {
       return this.#encode(200, this.options.parseError, headers, undefined, sink);
     }
-    const request = new RpcRequest('http', headers.requestId ?? String(++this.#nextRequestId), undefined);
+    const requestId = headers.requestId ?? String(++this.#nextRequestId);
+    // A socket already closed has no address; its answer goes nowhere anyway.
+    const request = new RpcRequest('http', requestId, undefined, headers.remoteAddress ?? 'unknown');
     const dispatched = this.dispatcher.dispatch(body, raw, request);
     if (!(dispatched instanceof Promise)) {
       return this.#encode(200, dispatched ?? '', headers, request.responseHeaders, sink);

@@ -72,7 +72,7 @@ export class WsTransport {
       connection.send(Dispatcher.PARSE_ERROR);
       return;
     }
-    const request = new RpcRequest('ws', `${connection.id}-${++this.#nextMessageId}`, connection);
+    const request = new RpcRequest('ws', `${connection.id}-${++this.#nextMessageId}`, connection, connection.id);
     const answer = await this.dispatcher.dispatch(body, text, request);
     if (answer !== undefined) connection.send(answer);
   }
