@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { inject, injectable } from '../di/decorators.js';
+import { runBoundedBatch } from './bounded-batch.js';
 import { decodeParams } from './decode-params.js';
 import type { MethodRegistry } from './method-registry.js';
 import type { RequestHooks } from './request-hooks.js';
@@ -45,12 +46,6 @@ function isPending(outcome: Outcome): outcome is PendingCall {
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-
-/**
- * Calls of one batch under way at once. Enough to overlap storage reads; few enough that a batch
- * of heavy calls holds little beyond `batch_response_max_size` and leaves the event loop to others.
- */
-const BATCH_CONCURRENCY = 4;
 
 /** A batch's answers as one JSON array, notifications left out; undefined when none is owed. */
 function joinBatch(texts: readonly (ResponseBody | undefined)[]): string | undefined {
@@ -101,105 +96,34 @@ export class Dispatcher {
   }
 
   /**
-   * Serves a batch in order. Synchronous answers are taken as they come; calls that go
-   * asynchronous run at most `BATCH_CONCURRENCY` at once. Once the answers so far pass
-   * `batch_response_max_size`, the calls after them are not run and get `response too large`,
-   * as geth does, so that a batch holds at most that much whatever it asks for.
+   * Serves a batch with bounded concurrency, in order; past `batch_response_max_size` the calls
+   * that follow are not run and get `response too large`, as in geth.
    */
-  #dispatchBatch(
-    batch: unknown[],
-    ids: IdTexts,
-    request: RpcRequest,
-  ): ResponseBody | undefined | Promise<ResponseBody | undefined> {
+  async #dispatchBatch(batch: unknown[], ids: IdTexts, request: RpcRequest): Promise<ResponseBody | undefined> {
     if (batch.length === 0) return EMPTY_BATCH;
     if (batch.length > this.#batchLimit) return `[${this.#batchTooLarge(batch, ids)}]`;
-    const texts = new Array<ResponseBody | undefined>(batch.length);
-    let size = 0;
-    for (let index = 0; index < batch.length; index++) {
-      const outcome = this.#call(batch[index], index, ids, request);
-      if (isPending(outcome)) return this.#runWindowed(batch, ids, request, texts, index, outcome, size);
-      texts[index] = outcome;
-      size += outcome?.length ?? 0;
-      if (size > this.#responseMaxBytes) {
-        this.#refuseFrom(batch, ids, texts, index + 1, RESPONSE_TOO_LARGE);
-        break;
-      }
-    }
-    return joinBatch(texts);
-  }
-
-  /**
-   * The rest of a batch from its first asynchronous call (`first`, at `start`): results are
-   * counted in order, and at most `BATCH_CONCURRENCY` calls are under way, so what is held past
-   * the size cap is bounded by the window.
-   */
-  async #runWindowed(
-    batch: unknown[],
-    ids: IdTexts,
-    request: RpcRequest,
-    texts: (ResponseBody | undefined)[],
-    start: number,
-    first: PendingCall,
-    countedSize: number,
-  ): Promise<ResponseBody | undefined> {
-    const running = new Map<number, PendingCall>();
-    let size = countedSize;
-    /** Calls before this index are answered and counted. */
-    let counted = start;
-    let next = start + 1;
-    let tooLarge = false;
-    let wake: (() => void) | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    let timedOut = false;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#timeoutMs)));
-    void deadline.then(() => {
-      timedOut = true;
-      wake?.();
-    });
-
-    const track = (index: number, pending: PendingCall): void => {
-      running.set(index, pending);
-      void pending.promise.then((text) => {
-        pending.settled = true;
-        running.delete(index);
-        texts[index] = text;
-        wake?.();
-      });
-    };
-    /** Counts the answered calls that follow the counted ones, until the cap is passed. */
-    const count = (): void => {
-      while (counted < next && !running.has(counted) && !tooLarge) {
-        size += texts[counted]?.length ?? 0;
-        counted++;
-        tooLarge = size > this.#responseMaxBytes;
-      }
-    };
-
-    track(start, first);
-    for (;;) {
-      while (next < batch.length && running.size < BATCH_CONCURRENCY && !tooLarge && !timedOut) {
-        const outcome = this.#call(batch[next], next, ids, request);
-        if (isPending(outcome)) track(next, outcome);
-        else texts[next] = outcome;
-        next++;
-        count();
-      }
-      count();
-      if (tooLarge || timedOut || (running.size === 0 && next === batch.length)) break;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-    }
-    clearTimeout(timer);
-    if (tooLarge) {
-      // Calls still running past the cap are left to finish; their answers are dropped.
-      for (const pending of running.values()) pending.timedOut = true;
-      this.#refuseFrom(batch, ids, texts, counted, RESPONSE_TOO_LARGE);
-    } else if (timedOut) {
-      for (const [index, pending] of running) texts[index] = this.#expire(pending, request);
-      this.#refuseFrom(batch, ids, texts, next, TIMED_OUT.toJSON());
+    const pending = new Map<number, PendingCall>();
+    const run = await runBoundedBatch(
+      batch.length,
+      (index) => {
+        const outcome = this.#call(batch[index], index, ids, request);
+        if (!isPending(outcome)) return outcome;
+        pending.set(index, outcome);
+        return outcome.promise;
+      },
+      { maxBytes: this.#responseMaxBytes, timeoutMs: this.#timeoutMs },
+    );
+    const { answers } = run;
+    if (run.stop === 'too-large') {
+      // Calls still running past the cap finish on their own; their answers are dropped.
+      for (const index of run.running) pending.get(index)!.timedOut = true;
+      this.#refuseFrom(batch, ids, answers, run.counted, RESPONSE_TOO_LARGE);
+    } else if (run.stop === 'timed-out') {
+      for (const index of run.running) answers[index] = this.#expire(pending.get(index)!, request);
+      this.#refuseFrom(batch, ids, answers, run.next, TIMED_OUT.toJSON());
       request.abort(TIMED_OUT);
     }
-    return joinBatch(texts);
+    return joinBatch(answers);
   }
 
   /** Answers the calls of a batch from `from` on with `error`, without running them (notifications get nothing). */
