@@ -65,7 +65,8 @@ describe('batches of heavy calls stop at batch_response_max_size', function () {
     const hashes = (await Promise.all(raws.map((raw) => submitTogether(node.url, raw)))).flat();
     const receipts = await Promise.all(hashes.map((hash) => waitForReceipt(node.url, hash, 60_000)));
     const perBlock = new Map<number, number>();
-    for (const { blockNumber } of receipts) perBlock.set(Number(blockNumber), (perBlock.get(Number(blockNumber)) ?? 0) + 1);
+    for (const { blockNumber } of receipts)
+      perBlock.set(Number(blockNumber), (perBlock.get(Number(blockNumber)) ?? 0) + 1);
     const [height, count] = [...perBlock].sort((a, b) => b[1] - a[1])[0]!;
     expect(count, 'transactions in the fullest block').to.be.at.least(TRANSFERS_EACH * 2);
     fullHeight = height;

@@ -29,12 +29,16 @@ export async function rpc(url: string, method: string, params: unknown[] = [], i
 export function rpcFrom(localAddress: string, url: string, method: string, params: unknown[] = []): Promise<any> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method: 'POST', localAddress, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -381,9 +381,11 @@ describe('dispatcher', () => {
 
     it('runs at most 4 calls of a batch at once and answers in order', async () => {
       Object.assign(tracked, { started: 0, running: 0, mostRunning: 0 });
-      const batch = Array.from({ length: 20 }, (_, index) => call('test_tracked', [`0x${(index + 1).toString(16)}`], index));
-      const response = await send(batch);
-      expect(response.map((answer: { id: number; result: string }) => [answer.id, answer.result.length])).to.deep.equal(
+      const batch = Array.from({ length: 20 }, (_, index) =>
+        call('test_tracked', [`0x${(index + 1).toString(16)}`], index),
+      );
+      const response = (await send(batch)) as { id: number; result: string }[];
+      expect(response.map((answer) => [answer.id, answer.result.length])).to.deep.equal(
         Array.from({ length: 20 }, (_, index) => [index, index + 1]),
       );
       expect(tracked.mostRunning).to.equal(4);
@@ -394,12 +396,10 @@ describe('dispatcher', () => {
       const { send: sendSmall } = dispatcherHarness(methods, { evm: { batch_response_max_size: 1000 } });
       const batch: unknown[] = Array.from({ length: 100 }, (_, index) => call('test_tracked', ['0x190'], index));
       batch.splice(50, 0, { jsonrpc: '2.0', method: 'test_tracked', params: ['0x1'] }, null);
-      const response = await sendSmall(batch);
+      const response = (await sendSmall(batch)) as { id: number | null; result?: string; error?: unknown }[];
       // 400 bytes each: the third answer passes 1000 bytes, and the calls after it are never run.
       expect(response).to.have.length(101);
-      expect(response.slice(0, 3).map((answer: { result: string }) => answer.result.length)).to.deep.equal([
-        400, 400, 400,
-      ]);
+      expect(response.slice(0, 3).map((answer) => answer.result?.length)).to.deep.equal([400, 400, 400]);
       expect(response[3]).to.deep.equal({
         jsonrpc: '2.0',
         id: 3,
@@ -411,7 +411,7 @@ describe('dispatcher', () => {
         id: null,
         error: { code: -32003, message: 'response too large' },
       });
-      expect(response[100].id).to.equal(99);
+      expect(response[100]!.id).to.equal(99);
       expect(tracked.started).to.be.at.most(3 + 4);
     });
 

@@ -32,7 +32,8 @@ export function registerConfigFormats(): void {
     name: 'fraction',
     coerce: Number,
     validate(value: unknown) {
-      if (typeof value !== 'number' || !(value > 0 && value <= 1)) throw new Error('must be a number above 0, at most 1');
+      if (typeof value !== 'number' || !(value > 0 && value <= 1))
+        throw new Error('must be a number above 0, at most 1');
     },
   });
   convict.addFormat({

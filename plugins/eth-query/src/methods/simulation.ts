@@ -25,13 +25,17 @@ export function simulationMethods(simulator: Simulator, maxConcurrent: number, c
       name: 'eth_call',
       params: [callRequest, blockRef.optional(LATEST_BLOCK), stateOverrides.optional(), blockOverrides.optional()],
       handler: ([call, block, overrides, blockFields], request) =>
-        limiter.run('eth_call', request.clientId, async () => bytesToHex(await simulator.call(call, block, overrides, blockFields))),
+        limiter.run('eth_call', request.clientId, async () =>
+          bytesToHex(await simulator.call(call, block, overrides, blockFields)),
+        ),
     }),
     defineMethod({
       name: 'eth_estimateGas',
       params: [callRequest, blockRef.optional(LATEST_BLOCK), stateOverrides.optional()],
       handler: ([call, block, overrides], request) =>
-        limiter.run('eth_estimateGas', request.clientId, async () => toQuantity(await simulator.estimateGas(call, block, overrides))),
+        limiter.run('eth_estimateGas', request.clientId, async () =>
+          toQuantity(await simulator.estimateGas(call, block, overrides)),
+        ),
     }),
     defineMethod({
       name: 'eth_estimateGasAfterCalls',

@@ -57,6 +57,25 @@ class GatewayConnectionLimits {
 
 type JsonRpcId = string | number | null;
 
+/**
+ * Bytes of answers a connection may leave unread before the gateway serves its next request: a
+ * client that pipelines requests and never reads stops being served (and node:http then stops
+ * reading it) instead of making the gateway buffer answers without bound.
+ */
+const MAX_UNREAD_OUTPUT = 1024 * 1024;
+
+/** Resolves once `socket` holds at most MAX_UNREAD_OUTPUT unwritten bytes, or has closed. */
+function whenDrained(socket: Socket): Promise<void> | undefined {
+  if (socket.writableLength <= MAX_UNREAD_OUTPUT || socket.destroyed) return undefined;
+  return new Promise((resolve) => {
+    const done = (): void => {
+      socket.off('drain', done).off('close', done);
+      resolve();
+    };
+    socket.on('drain', done).on('close', done);
+  });
+}
+
 /** CometBFT answers GET (URI) calls with this id. */
 const URI_CALL_ID = -1;
 
@@ -107,6 +126,8 @@ function errorResponse(id: JsonRpcId, error: CometRpcError): object {
 export class GatewayServer {
   readonly #server: Server;
   readonly #methods: ReadonlyMap<string, GatewayMethod>;
+  /** Per connection, the request being served: pipelined requests are served one at a time, as CometBFT does. */
+  readonly #turns = new WeakMap<Socket, Promise<void>>();
 
   constructor(
     methods: readonly GatewayMethod[],
@@ -115,11 +136,16 @@ export class GatewayServer {
   ) {
     this.#methods = new Map(methods.map((method) => [method.name, method]));
     this.#server = createServer((req, res) => {
-      this.#serve(req, res).catch((error: unknown) => {
-        logger.error({ err: error }, 'native gateway request failed');
-        if (!res.headersSent) res.statusCode = 500;
-        res.end();
-      });
+      const { socket } = req;
+      const turn = (this.#turns.get(socket) ?? Promise.resolve())
+        .then(() => whenDrained(socket))
+        .then(() => this.#serve(req, res))
+        .catch((error: unknown) => {
+          logger.error({ err: error }, 'native gateway request failed');
+          if (!res.headersSent) res.statusCode = 500;
+          res.end();
+        });
+      this.#turns.set(socket, turn);
     });
     this.#server.requestTimeout = options.readTimeoutMs;
     this.#server.headersTimeout = Math.min(options.readTimeoutMs, 60_000);
