@@ -33,6 +33,9 @@ export type {
   CallRequest,
   StateOverrides,
 } from './rpc/call-codecs.js';
+export { BATCH_CONCURRENCY, runBoundedBatch } from './rpc/bounded-batch.js';
+export type { BoundedBatchOptions, BoundedBatchRun } from './rpc/bounded-batch.js';
+export { ClientQuota } from './rpc/client-quota.js';
 export { FailFastLimiter } from './rpc/fail-fast-limiter.js';
 export { decodeStorageKey, storageKey } from './rpc/storage-key-codec.js';
 

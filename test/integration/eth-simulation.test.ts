@@ -14,7 +14,7 @@ import {
   type TxFields,
 } from '../support/chain-kit.js';
 import { expectValidResult } from '../support/openrpc.js';
-import { rpc } from '../support/rpc-client.js';
+import { rpc, rpcFrom } from '../support/rpc-client.js';
 import { compileContract } from '../support/solidity.js';
 
 const probe = compileContract('SimulationProbe');
@@ -562,5 +562,43 @@ describe('simulation limits: simulation_evm_timeout, max_concurrent_simulation_c
     const estimated = BigInt((await rpc(node.url, 'eth_estimateGas', [below])).result);
     expect(estimated > GAS_CAP && estimated < BLOCK_GAS_LIMIT).to.equal(true);
     expect((await rpc(node.url, 'eth_call', [{ ...below, gas: quantity(estimated) }])).result).to.equal(word(1));
+  });
+});
+
+describe('simulation slots: max_client_share', () => {
+  let node: TestNode;
+  let target: string;
+  const spin = () => ({ to: target, input: input('spin') });
+
+  before(async () => {
+    node = await startTestNode({
+      config: {
+        evm: {
+          simulation_evm_timeout: '1s',
+          simulation_gas_limit: 1_000_000_000,
+          max_concurrent_simulation_calls: 4,
+          max_client_share: 0.25,
+        },
+      },
+    });
+    target = await deployProbe(node.url, devWallet(5), 0, 1, 2);
+  });
+  after(() => node.stop());
+
+  it("refuses a client's call beyond its share of the slots with -32005 while another client is served", async () => {
+    const running = rpc(node.url, 'eth_call', [spin()]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const both = { to: target, input: input('both') };
+    // One slot of four is this client's share: its next call is refused, although three are free.
+    expect((await rpc(node.url, 'eth_call', [both])).error).to.deep.equal({
+      code: -32005,
+      message: 'eth_call rejected due to rate limit: server busy',
+    });
+    // Another remote address is another client.
+    const other = await rpcFrom('127.0.0.2', node.url, 'eth_call', [both]);
+    expect(decoded('both', other.result as string)).to.deep.equal([1n, 2n]);
+    expect((await running).error).to.deep.equal({ code: -32000, message: 'execution aborted (timeout = 1s)' });
+    // The slot is given back with the answer.
+    expect(decoded('both', (await rpc(node.url, 'eth_call', [both])).result)).to.deep.equal([1n, 2n]);
   });
 });

@@ -24,7 +24,7 @@ import {
   waitForReceipt,
 } from '../support/chain-kit.js';
 import { expectValidResult } from '../support/openrpc.js';
-import { post, rpc } from '../support/rpc-client.js';
+import { post, rpc, rpcFrom } from '../support/rpc-client.js';
 import { compileContract } from '../support/solidity.js';
 
 const emitter = compileContract('LogEmitter');
@@ -879,6 +879,39 @@ describe('eth_getLogs and polled filters', () => {
         expect(await errorOf(url, 'eth_newBlockFilter', [])).to.deep.equal(limit);
         for (const id of [ids[0]!, ids[2]!, replacement]) expect(await uninstall(url, id)).to.equal(true);
         expect(await newBlockFilter(url)).to.not.be.oneOf(ids);
+      });
+    });
+
+    describe('max_client_share of max_filters', () => {
+      let node: TestNode;
+
+      before(async () => {
+        node = await startTestNode({
+          config: {
+            consensus: { block_time: 50, create_empty_blocks: false },
+            evm: { max_filters: 8, max_client_share: 0.25 },
+          },
+        });
+      });
+      after(() => node.stop());
+
+      it('refuses a client its third filter with -32005 while another client still installs its own', async () => {
+        const url = node.url;
+        const mine = [await newFilter(url, {}), await newBlockFilter(url)];
+        const share = { code: -32005, message: 'filter limit reached: at most 2 filters per client can be installed' };
+        expect(await errorOf(url, 'eth_newFilter', [{}])).to.deep.equal(share);
+        expect(await errorOf(url, 'eth_newBlockFilter', [])).to.deep.equal(share);
+        // Another remote address is another client, with a share of its own.
+        const other = [
+          await rpcFrom('127.0.0.2', url, 'eth_newFilter', [{}]),
+          await rpcFrom('127.0.0.2', url, 'eth_newBlockFilter', []),
+        ];
+        for (const answer of other) expect(answer.result).to.match(FILTER_ID);
+        expect((await rpcFrom('127.0.0.2', url, 'eth_newFilter', [{}])).error).to.deep.equal(share);
+        // Uninstalling gives the share back.
+        expect(await uninstall(url, mine[0]!)).to.equal(true);
+        expect(await newFilter(url, { address: NOBODY })).to.not.be.oneOf(mine);
+        expect(await filterChanges(url, other[0].result as string)).to.deep.equal([]);
       });
     });
 

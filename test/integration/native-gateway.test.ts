@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
 import { DirectSecp256k1Wallet, type EncodeObject } from '@cosmjs/proto-signing';
 import { BroadcastTxError, SigningStargateClient, type StdFee } from '@cosmjs/stargate';
 import { bech32 } from '@scure/base';
@@ -14,6 +15,7 @@ import { getBytes, Wallet } from 'ethers';
 import { devAccounts } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { nextBlocks, untilHeight } from '../support/chain-kit.js';
+import { withPeakRss } from '../support/load-checks.js';
 import { post, rpc } from '../support/rpc-client.js';
 
 const FEE: StdFee = { amount: [{ denom: 'usei', amount: '4000' }], gas: '200000' };
@@ -484,6 +486,190 @@ describe('native gateway broadcast_tx_commit timeout', function () {
       client.disconnect();
     } finally {
       await node.stop();
+    }
+  });
+});
+
+/** A batch of `count` status calls. */
+function statusBatch(count: number): { jsonrpc: string; id: number; method: string }[] {
+  return Array.from({ length: count }, (_, id) => ({ jsonrpc: '2.0', id, method: 'status' }));
+}
+
+/** A raw connection to the gateway from `localAddress`; resolves once connected. */
+function rawConnection(node: TestNode, localAddress = '127.0.0.1'): Promise<Socket> {
+  const { hostname, port } = new URL(node.nativeUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port), localAddress }, () => {
+      // A connection the gateway refuses may be reset: that is an outcome here, not a failure.
+      socket.off('error', reject).on('error', () => undefined);
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** Whether the gateway closes `socket` within a second (call it as soon as the socket connects). */
+function closedSoon(socket: Socket): Promise<boolean> {
+  return new Promise((resolve) => {
+    socket.once('close', () => resolve(true));
+    setTimeout(() => resolve(false), 1000);
+  });
+}
+
+describe('native gateway limits: batch size, response size, unread answers, connections', function () {
+  this.timeout(120_000);
+  const RESPONSE_MAX_BYTES = 200_000;
+  let node: TestNode;
+
+  /** `status` from a fresh client, within a second. */
+  async function expectStatusWithinASecond(target: TestNode): Promise<void> {
+    const started = performance.now();
+    const { result } = await gateway(target, 'status');
+    expect(performance.now() - started, 'status latency (ms)').to.be.below(1000);
+    expect(result.node_info.network).to.equal(CHAIN_ID);
+  }
+
+  before(async () => {
+    node = await startTestNode({
+      plugins: ['native-gateway'],
+      config: {
+        consensus: { block_time: 50 },
+        evm: { batch_response_max_size: RESPONSE_MAX_BYTES },
+        plugins: { 'native-gateway': { max_connections_per_ip: 20 } },
+      },
+    });
+  });
+  after(() => node.stop());
+
+  it("refuses a batch beyond max_request_batch_size (CometBFT's 10) with CometBFT's error", async () => {
+    const { status, text } = await post(node.nativeUrl, JSON.stringify(statusBatch(11)));
+    expect(status).to.equal(200);
+    expect(JSON.parse(text)).to.deep.equal({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: 'Invalid Request',
+        data: 'batch request exceeds maximum (10) allowed number of requests',
+      },
+    });
+    const { text: ten } = await post(node.nativeUrl, JSON.stringify(statusBatch(10)));
+    expect((JSON.parse(ten) as any[]).map((answer) => answer.result.node_info.network)).to.deep.equal(
+      Array(10).fill(CHAIN_ID),
+    );
+  });
+
+  it('stops serving a client that pipelines requests and never reads the answers', async () => {
+    const body = JSON.stringify(statusBatch(10));
+    const request = `POST / HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const socket = await rawConnection(node);
+    try {
+      socket.pause();
+      const { peakGrowthMib } = await withPeakRss(async () => {
+        // 20,000 batches: about 160 MB of answers if all were served.
+        for (let sent = 0; sent < 20; sent++) socket.write(request.repeat(1000));
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+      });
+      expect(peakGrowthMib, 'RSS growth (MiB)').to.be.below(150);
+      await expectStatusWithinASecond(node);
+    } finally {
+      socket.destroy();
+    }
+  });
+
+  describe('with no batch limit', () => {
+    let unlimited: TestNode;
+    before(async () => {
+      unlimited = await startTestNode({
+        plugins: ['native-gateway'],
+        config: {
+          consensus: { block_time: 50 },
+          evm: { batch_response_max_size: RESPONSE_MAX_BYTES },
+          plugins: { 'native-gateway': { max_request_batch_size: 0, max_connections_per_ip: 20 } },
+        },
+      });
+    });
+    after(() => unlimited.stop());
+
+    it('stops a heavy batch at the response size cap: every call after it gets -32003', async () => {
+      const { status, text } = await post(unlimited.nativeUrl, JSON.stringify(statusBatch(1000)));
+      expect(status).to.equal(200);
+      const answers = JSON.parse(text) as any[];
+      expect(answers.map((answer) => answer.id)).to.deep.equal(statusBatch(1000).map((call) => call.id));
+      const cut = answers.findIndex((answer) => answer.error !== undefined);
+      const sizes = answers.slice(0, cut).map((answer) => JSON.stringify(answer).length);
+      const kept = sizes.reduce((total, size) => total + size, 0);
+      expect(kept).to.be.above(RESPONSE_MAX_BYTES);
+      expect(kept - sizes[cut - 1]!).to.be.at.most(RESPONSE_MAX_BYTES);
+      for (const answer of answers.slice(cut)) {
+        expect(answer).to.deep.equal({
+          jsonrpc: '2.0',
+          id: answer.id,
+          error: { code: -32003, message: 'response too large' },
+        });
+      }
+    });
+
+    it('keeps memory bounded when 16 clients send a 1 MB batch of status calls and never read', async () => {
+      const call = JSON.stringify({ jsonrpc: '2.0', id: 123456, method: 'status' });
+      const body = `[${Array(Math.floor(990_000 / (call.length + 1)))
+        .fill(call)
+        .join(',')}]`;
+      const request = `POST / HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      const sockets: Socket[] = [];
+      try {
+        const { peakGrowthMib } = await withPeakRss(async () => {
+          for (let client = 0; client < 16; client++) {
+            const socket = await rawConnection(unlimited);
+            // Never read: the answers stay in the kernel's and the gateway's buffers.
+            socket.pause();
+            socket.write(request);
+            sockets.push(socket);
+          }
+          // Time for every batch to be answered, as far as the unread sockets let it.
+          await new Promise((resolve) => setTimeout(resolve, 3000));
+        });
+        expect(peakGrowthMib, 'RSS growth (MiB)').to.be.below(250);
+        await expectStatusWithinASecond(unlimited);
+        const height = unlimited.node.chain.head().height;
+        await untilHeight(unlimited.node.chain, height + 2);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+      }
+    });
+  });
+
+  it('closes connections beyond max_connections_per_ip and max_open_connections as they arrive', async () => {
+    const capped = await startTestNode({
+      plugins: ['native-gateway'],
+      config: { plugins: { 'native-gateway': { max_open_connections: 4, max_connections_per_ip: 2 } } },
+    });
+    const sockets: Socket[] = [];
+    try {
+      const kept: Promise<boolean>[] = [];
+      for (const localAddress of ['127.0.0.1', '127.0.0.1', '127.0.0.2', '127.0.0.2']) {
+        const socket = await rawConnection(capped, localAddress);
+        kept.push(closedSoon(socket));
+        sockets.push(socket);
+      }
+      // A third from one address, then a fifth in all.
+      const overPerAddress = closedSoon(await rawConnection(capped, '127.0.0.1'));
+      const overTotal = closedSoon(await rawConnection(capped, '127.0.0.3'));
+      expect(await Promise.all([...kept, overPerAddress, overTotal])).to.deep.equal([
+        false,
+        false,
+        false,
+        false,
+        true,
+        true,
+      ]);
+      // A closed connection frees its place.
+      sockets.shift()!.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await gateway(capped, 'status')).result.node_info.network).to.equal(CHAIN_ID);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await capped.stop();
     }
   });
 });

@@ -33,6 +33,7 @@ import {
 import { expectValidResult } from '../support/openrpc.js';
 import { rpc } from '../support/rpc-client.js';
 import { compileContract } from '../support/solidity.js';
+import { expectResponsive, withPeakRss } from '../support/load-checks.js';
 import { WsClient } from '../support/ws-client.js';
 
 const logEmitter = compileContract('LogEmitter');
@@ -882,6 +883,62 @@ describe('eth_subscribe: the newHeads cap', function () {
       }
     } finally {
       for (const client of [second, third, fourth]) client.close();
+    }
+  });
+});
+
+describe('eth_subscribe: the logs caps, per connection and per node', function () {
+  this.timeout(120_000);
+  const capReached = { code: -32005, message: 'no new subscription can be created' };
+  let node: TestNode;
+  before(async () => {
+    node = await startTestNode({ config: { consensus: { block_time: 50 }, evm: { max_subscriptions_logs: 1500 } } });
+  });
+  after(() => node.stop());
+
+  /** Sends `count` logs subscriptions as one batch; returns the answers in order. */
+  async function subscribeBatch(client: WsClient, count: number): Promise<any[]> {
+    const batch = Array.from({ length: count }, () => ({
+      jsonrpc: '2.0',
+      id: nextRequestId++,
+      method: 'eth_subscribe',
+      params: ['logs', { topics: [TRANSFER] }],
+    }));
+    const answers = (await client.request(JSON.stringify(batch), 'batch')) as any[];
+    expect(answers.map((answer) => answer.id)).to.deep.equal(batch.map((call) => call.id));
+    return answers;
+  }
+
+  it('holds 50,000 logs subscriptions sent on one connection to max_subscriptions_per_connection, then -32005', async () => {
+    const first = await WsClient.connect(node.wsUrl);
+    const second = await WsClient.connect(node.wsUrl);
+    try {
+      const { result: answers, peakGrowthMib } = await withPeakRss(async () => {
+        const all: any[] = [];
+        for (let sent = 0; sent < 50_000; sent += 1000) all.push(...(await subscribeBatch(first, 1000)));
+        return all;
+      });
+      for (const answer of answers.slice(0, 1000)) expect(answer.result).to.match(SUBSCRIPTION_ID);
+      for (const answer of answers.slice(1000)) {
+        expect(answer).to.deep.equal({ jsonrpc: '2.0', id: answer.id, error: capReached });
+      }
+      expect(peakGrowthMib, 'RSS growth (MiB)').to.be.below(200);
+      await expectResponsive(node);
+
+      // The cap is per connection: another one subscribes, up to the node's max_subscriptions_logs.
+      const secondAnswers = await subscribeBatch(second, 501);
+      for (const answer of secondAnswers.slice(0, 500)) expect(answer.result).to.match(SUBSCRIPTION_ID);
+      expect(secondAnswers[500].error).to.deep.equal(capReached);
+      // newHeads has a cap of its own.
+      await subscribe(second, ['newHeads']);
+
+      // Closing a connection frees its subscriptions.
+      first.close();
+      await first.closed;
+      await until(async () => (await ask(second, 'eth_subscribe', ['logs'])).answer.result !== undefined, 'a slot');
+    } finally {
+      first.close();
+      second.close();
     }
   });
 });

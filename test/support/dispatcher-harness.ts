@@ -20,7 +20,7 @@ export function dispatcherHarness(methods: readonly MethodDefinition[], config: 
   async function sendRaw(
     body: string,
     transport: Transport = 'http',
-    request = new RpcRequest(transport, 'req-1', undefined),
+    request = new RpcRequest(transport, 'req-1', undefined, 'test-client'),
   ): Promise<string | undefined> {
     // A response is text, or UTF-8 bytes for results that are already JSON.
     return (await dispatcher.dispatch(JSON.parse(body) as unknown, body, request))?.toString();

@@ -58,8 +58,14 @@ describe('configuration', () => {
       batch_request_limit: 1000,
       batch_response_max_size: 25_000_000,
       max_request_body_bytes: 5 * 1024 * 1024,
+      max_subscriptions_logs: 10_000,
+      max_subscriptions_per_connection: 1000,
+      // 1 on local; public networks share fairly.
+      max_client_share: 1,
       slow: false,
     });
+    const testnet = load({ home: '/nonexistent', flags: ['--node.network', 'testnet'] }).core.evm;
+    expect(testnet.max_client_share).to.equal(0.25);
     expect(evm.enabled_legacy_ext_apis).to.deep.equal(['ext_getNativeAddress', 'ext_getEVMAddress', 'ext_getNativeTx']);
   });
 
@@ -133,6 +139,11 @@ describe('configuration', () => {
     expect(startupErrorOf(() => load({ home: '/nonexistent', flags: ['--evm.write_timeout', 'soon'] }))).to.match(
       /^invalid configuration: evm\.write_timeout: must be a duration/,
     );
+    for (const share of ['0', '1.5', 'half']) {
+      expect(startupErrorOf(() => load({ home: '/nonexistent', flags: ['--evm.max_client_share', share] }))).to.match(
+        /^invalid configuration: evm\.max_client_share: must be a number above 0, at most 1/,
+      );
+    }
     expect(startupErrorOf(() => load({ home: '/nonexistent', flags: ['--node.network', 'moonnet'] }))).to.equal(
       'node.network must be one of local, testnet, mainnet; got "moonnet"',
     );

@@ -14,6 +14,8 @@ import { call, dispatcherHarness } from '../support/dispatcher-harness.js';
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let notified = 0;
+/** test_tracked: calls started, and the most under way at once. */
+const tracked = { started: 0, running: 0, mostRunning: 0 };
 const methods = [
   defineMethod({
     name: 'test_echo',
@@ -79,6 +81,17 @@ const methods = [
   }),
   defineMethod({ name: 'debug_ping', params: [], transports: ['http'], handler: () => 'pong' }),
   defineMethod({ name: 'test_subscribe', params: [], transports: ['ws'], handler: () => '0x1' }),
+  defineMethod({
+    name: 'test_tracked',
+    params: [quantity],
+    handler: async ([n]) => {
+      tracked.started++;
+      tracked.mostRunning = Math.max(tracked.mostRunning, ++tracked.running);
+      await delay(2);
+      tracked.running--;
+      return 'y'.repeat(Number(n));
+    },
+  }),
 ];
 
 describe('dispatcher', () => {
@@ -366,6 +379,42 @@ describe('dispatcher', () => {
       });
     });
 
+    it('runs at most 4 calls of a batch at once and answers in order', async () => {
+      Object.assign(tracked, { started: 0, running: 0, mostRunning: 0 });
+      const batch = Array.from({ length: 20 }, (_, index) =>
+        call('test_tracked', [`0x${(index + 1).toString(16)}`], index),
+      );
+      const response = (await send(batch)) as { id: number; result: string }[];
+      expect(response.map((answer) => [answer.id, answer.result.length])).to.deep.equal(
+        Array.from({ length: 20 }, (_, index) => [index, index + 1]),
+      );
+      expect(tracked.mostRunning).to.equal(4);
+    });
+
+    it('does not run the calls after batch_response_max_size, asynchronous ones included', async () => {
+      Object.assign(tracked, { started: 0, running: 0, mostRunning: 0 });
+      const { send: sendSmall } = dispatcherHarness(methods, { evm: { batch_response_max_size: 1000 } });
+      const batch: unknown[] = Array.from({ length: 100 }, (_, index) => call('test_tracked', ['0x190'], index));
+      batch.splice(50, 0, { jsonrpc: '2.0', method: 'test_tracked', params: ['0x1'] }, null);
+      const response = (await sendSmall(batch)) as { id: number | null; result?: string; error?: unknown }[];
+      // 400 bytes each: the third answer passes 1000 bytes, and the calls after it are never run.
+      expect(response).to.have.length(101);
+      expect(response.slice(0, 3).map((answer) => answer.result?.length)).to.deep.equal([400, 400, 400]);
+      expect(response[3]).to.deep.equal({
+        jsonrpc: '2.0',
+        id: 3,
+        error: { code: -32003, message: 'response too large' },
+      });
+      // The notification gets nothing; the element that is not an object gets the error with a null id.
+      expect(response[50]).to.deep.equal({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32003, message: 'response too large' },
+      });
+      expect(response[100]!.id).to.equal(99);
+      expect(tracked.started).to.be.at.most(3 + 4);
+    });
+
     it('times out only the slow elements of a batch, 100 ms before write_timeout', async () => {
       const { send: sendTimed } = dispatcherHarness(methods, { evm: { write_timeout: 300 } });
       const started = Date.now();
@@ -379,7 +428,7 @@ describe('dispatcher', () => {
 
     it('aborts the request signal of a call that timed out', async () => {
       const { dispatcher } = dispatcherHarness(methods, { evm: { write_timeout: 200 } });
-      const request = new RpcRequest('http', 'r', undefined);
+      const request = new RpcRequest('http', 'r', undefined, 'test-client');
       const body = JSON.stringify(call('test_slow'));
       await dispatcher.dispatch(JSON.parse(body) as unknown, body, request);
       expect(request.signal.aborted).to.equal(true);
@@ -412,7 +461,7 @@ describe('dispatcher', () => {
     });
 
     it('collects response headers a call sets', async () => {
-      const request = new RpcRequest('http', 'h', undefined);
+      const request = new RpcRequest('http', 'h', undefined, 'test-client');
       await sendRaw(JSON.stringify(call('test_header')), 'http', request);
       expect(request.responseHeaders).to.deep.equal([['X-Test', 'yes']]);
     });

@@ -43,6 +43,9 @@ export interface CoreConfig {
     readonly signing_origins: readonly string[];
     readonly vhosts: readonly string[];
     readonly allow_insecure_unlock: boolean;
+    readonly max_subscriptions_logs: number;
+    readonly max_subscriptions_per_connection: number;
+    readonly max_client_share: number;
   };
   readonly consensus: {
     readonly block_time: number;
@@ -196,6 +199,19 @@ export const coreSchema = {
       doc: 'Start with hosted keys although listen_address is not a loopback address (geth --allow-insecure-unlock).',
       format: Boolean,
       default: false,
+    },
+    max_subscriptions_logs: { doc: 'Most logs subscriptions on this node.', format: 'nat', default: 10_000 },
+    max_subscriptions_per_connection: {
+      doc: 'Most subscriptions (newHeads and logs) one WebSocket connection may hold.',
+      format: 'nat',
+      default: 1000,
+    },
+    max_client_share: {
+      doc:
+        'Share (0 to 1) of max_filters, max_concurrent_simulation_calls and max_concurrent_trace_calls ' +
+        'that one client (a remote address over HTTP, a connection over WebSocket) may hold, rounded up.',
+      format: 'fraction',
+      default: 0.25,
     },
   },
   consensus: {

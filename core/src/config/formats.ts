@@ -29,6 +29,14 @@ export function registerConfigFormats(): void {
     },
   });
   convict.addFormat({
+    name: 'fraction',
+    coerce: Number,
+    validate(value: unknown) {
+      if (typeof value !== 'number' || !(value > 0 && value <= 1))
+        throw new Error('must be a number above 0, at most 1');
+    },
+  });
+  convict.addFormat({
     name: 'string-list',
     // Environment variables and flags give a comma-separated list.
     coerce: (value: unknown) =>

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { inject, injectable } from '../di/decorators.js';
+import { runBoundedBatch } from './bounded-batch.js';
 import { decodeParams } from './decode-params.js';
 import type { MethodRegistry } from './method-registry.js';
 import type { RequestHooks } from './request-hooks.js';
@@ -46,6 +47,13 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A batch's answers as one JSON array, notifications left out; undefined when none is owed. */
+function joinBatch(texts: readonly (ResponseBody | undefined)[]): string | undefined {
+  const parts: string[] = [];
+  for (const text of texts) if (text !== undefined) parts.push(typeof text === 'string' ? text : text.toString('utf8'));
+  return parts.length === 0 ? undefined : `[${parts.join(',')}]`;
+}
+
 /**
  * The one place JSON-RPC requests are served: envelope checks, batches, method lookup, transport
  * policy, request hooks, parameter decoding, deadlines and the mapping of thrown errors.
@@ -84,20 +92,53 @@ export class Dispatcher {
     if (Array.isArray(body)) return this.#dispatchBatch(body, ids, request);
     const outcome = this.#call(body, -1, ids, request);
     if (!isPending(outcome)) return outcome;
-    return this.#awaitCalls([outcome], [0], request).then((texts) => texts[0]);
+    return this.#awaitCall(outcome, request);
   }
 
+  /**
+   * Serves a batch with bounded concurrency, in order; past `batch_response_max_size` the calls
+   * that follow are not run and get `response too large`, as in geth.
+   */
   async #dispatchBatch(batch: unknown[], ids: IdTexts, request: RpcRequest): Promise<ResponseBody | undefined> {
     if (batch.length === 0) return EMPTY_BATCH;
     if (batch.length > this.#batchLimit) return `[${this.#batchTooLarge(batch, ids)}]`;
-    const outcomes: Outcome[] = batch.map((message, index) => this.#call(message, index, ids, request));
-    const pendingIndexes: number[] = [];
-    outcomes.forEach((outcome, index) => isPending(outcome) && pendingIndexes.push(index));
-    const texts =
-      pendingIndexes.length === 0
-        ? (outcomes as (ResponseBody | undefined)[])
-        : await this.#awaitCalls(outcomes, pendingIndexes, request);
-    return this.#joinBatch(batch, texts, ids);
+    const pending = new Map<number, PendingCall>();
+    const run = await runBoundedBatch(
+      batch.length,
+      (index) => {
+        const outcome = this.#call(batch[index], index, ids, request);
+        if (!isPending(outcome)) return outcome;
+        pending.set(index, outcome);
+        return outcome.promise;
+      },
+      { maxBytes: this.#responseMaxBytes, timeoutMs: this.#timeoutMs },
+    );
+    const { answers } = run;
+    if (run.stop === 'too-large') {
+      // Calls still running past the cap finish on their own; their answers are dropped.
+      for (const index of run.running) pending.get(index)!.timedOut = true;
+      this.#refuseFrom(batch, ids, answers, run.counted, RESPONSE_TOO_LARGE);
+    } else if (run.stop === 'timed-out') {
+      for (const index of run.running) answers[index] = this.#expire(pending.get(index)!, request);
+      this.#refuseFrom(batch, ids, answers, run.next, TIMED_OUT.toJSON());
+      request.abort(TIMED_OUT);
+    }
+    return joinBatch(answers);
+  }
+
+  /** Answers the calls of a batch from `from` on with `error`, without running them (notifications get nothing). */
+  #refuseFrom(
+    batch: unknown[],
+    ids: IdTexts,
+    texts: (ResponseBody | undefined)[],
+    from: number,
+    error: RpcErrorObject,
+  ): void {
+    for (let index = from; index < batch.length; index++) {
+      const message = batch[index];
+      const id = isPlainObject(message) ? message.id : null;
+      texts[index] = id === undefined ? undefined : errorText(isValidId(id) ? ids.text(id, index) : 'null', error);
+    }
   }
 
   /** geth's single-element answer to an oversized batch, with the id of its first call. */
@@ -107,26 +148,6 @@ export class Dispatcher {
     );
     const idText = index === -1 ? 'null' : ids.text((batch[index] as { id: unknown }).id, index);
     return errorText(idText, new InvalidRequestError('batch too large').toJSON());
-  }
-
-  /** Joins a batch's answers; past `batch_response_max_size` the remaining calls get `response too large`. */
-  #joinBatch(batch: unknown[], texts: (ResponseBody | undefined)[], ids: IdTexts): string | undefined {
-    const parts: string[] = [];
-    let size = 0;
-    let tooLarge = false;
-    for (let index = 0; index < texts.length; index++) {
-      const text = texts[index];
-      if (text === undefined) continue;
-      if (tooLarge) {
-        const id = (batch[index] as { id?: unknown }).id;
-        parts.push(errorText(id === undefined || !isValidId(id) ? 'null' : ids.text(id, index), RESPONSE_TOO_LARGE));
-        continue;
-      }
-      parts.push(typeof text === 'string' ? text : text.toString('utf8'));
-      size += text.length;
-      tooLarge = size > this.#responseMaxBytes;
-    }
-    return parts.length === 0 ? undefined : `[${parts.join(',')}]`;
   }
 
   /** Serves one message of a request; `index` is its place in a batch, -1 for a single request. */
@@ -211,36 +232,21 @@ export class Dispatcher {
     return INTERNAL;
   }
 
-  /** Waits for the calls still running, up to the request's deadline; the slow ones get `request timed out`. */
-  async #awaitCalls(
-    outcomes: Outcome[],
-    pendingIndexes: number[],
-    request: RpcRequest,
-  ): Promise<(ResponseBody | undefined)[]> {
-    const texts = new Array<ResponseBody | undefined>(outcomes.length);
-    for (let index = 0; index < outcomes.length; index++) {
-      const outcome = outcomes[index];
-      if (!isPending(outcome)) texts[index] = outcome;
-    }
+  /** Waits for a single call, up to the request's deadline; a slow one gets `request timed out`. */
+  async #awaitCall(pending: PendingCall, request: RpcRequest): Promise<ResponseBody | undefined> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#timeoutMs)));
-    const all = Promise.all(
-      pendingIndexes.map(async (index) => {
-        const pending = outcomes[index] as PendingCall;
-        texts[index] = await pending.promise;
-        pending.settled = true;
-      }),
-    );
-    await Promise.race([all, deadline]);
+    await Promise.race([pending.promise.then(() => (pending.settled = true)), deadline]);
     clearTimeout(timer);
-    for (const index of pendingIndexes) {
-      const pending = outcomes[index] as PendingCall;
-      if (pending.settled) continue;
-      pending.timedOut = true;
-      texts[index] = pending.timedOutText;
-      this.hooks.runAfter(pending.method, request, TIMED_OUT.toJSON(), this.#timeoutMs);
-    }
-    if (pendingIndexes.some((index) => (outcomes[index] as PendingCall).timedOut)) request.abort(TIMED_OUT);
-    return texts;
+    if (pending.settled) return pending.promise;
+    request.abort(TIMED_OUT);
+    return this.#expire(pending, request);
+  }
+
+  /** Gives up on a call past the deadline: its late answer is dropped. */
+  #expire(pending: PendingCall, request: RpcRequest): string | undefined {
+    pending.timedOut = true;
+    this.hooks.runAfter(pending.method, request, TIMED_OUT.toJSON(), this.#timeoutMs);
+    return pending.timedOutText;
   }
 }

@@ -28,6 +28,11 @@ export interface RequestContext {
   readonly transport: Transport;
   /** Correlates log lines of one HTTP request or WebSocket message. */
   readonly requestId: string;
+  /**
+   * Who is asking, for per-client shares of the node's resources: the remote address over HTTP,
+   * the connection id over WebSocket.
+   */
+  readonly clientId: string;
   /** The WebSocket connection, or undefined over HTTP. */
   readonly connection: Connection | undefined;
   /**

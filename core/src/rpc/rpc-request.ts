@@ -11,6 +11,7 @@ export class RpcRequest implements RequestContext {
     readonly transport: Transport,
     readonly requestId: string,
     readonly connection: Connection | undefined,
+    readonly clientId: string,
     readonly origin: string | undefined = undefined,
   ) {}
 

@@ -137,6 +137,7 @@ export class HttpTransport implements ConnectionHost {
       host: req.headers.host,
       acceptEncoding: req.headers['accept-encoding'],
       requestId: req.headers['x-request-id'] as string | undefined,
+      remoteAddress: req.socket.remoteAddress,
     };
     const write = (answer: PostAnswer | Error): void => {
       if (answer instanceof Error) return finished(answer);

@@ -133,7 +133,7 @@ export class RpcConnection {
     }
     // The parser checks its limit only on heads that span reads; this catches those that do not.
     if (headBytes(info) > MAX_HEADER_BYTES) return this.#refuseMalformed(new Error(HEADERS_TOO_LARGE));
-    const { expect, ...headers } = postHeaders(info.headers);
+    const { expect, ...headers } = postHeaders(info.headers, this.socket.remoteAddress);
     const slot = this.#newSlot(info.shouldKeepAlive);
     const refusal = this.host.service.refusal(headers);
     this.#reading = { headers, slot, chunks: [], size: 0, answered: refusal !== undefined };
@@ -267,7 +267,10 @@ function startsLikePost(chunk: Buffer): boolean {
 }
 
 /** The headers the answer depends on, from the raw name/value list. */
-function postHeaders(raw: readonly string[]): PostHeaders & { expect: string | undefined } {
+function postHeaders(
+  raw: readonly string[],
+  remoteAddress: string | undefined,
+): PostHeaders & { expect: string | undefined } {
   const found: Record<string, string | undefined> = {};
   for (let index = 0; index < raw.length; index += 2) {
     const name = raw[index]!.toLowerCase();
@@ -281,6 +284,7 @@ function postHeaders(raw: readonly string[]): PostHeaders & { expect: string | u
     host: found.host,
     acceptEncoding: found['accept-encoding'],
     requestId: found['x-request-id'],
+    remoteAddress,
     expect: found.expect,
   };
 }

@@ -25,6 +25,8 @@ export interface PostHeaders {
   readonly host: string | undefined;
   readonly acceptEncoding: string | undefined;
   readonly requestId: string | undefined;
+  /** The peer's address: the client identity behind per-client shares. */
+  readonly remoteAddress: string | undefined;
 }
 
 /** An answer ready to write: status, a flat header list (Content-Length included) and the body. */
@@ -96,7 +98,9 @@ export class RpcPostService {
       return this.#encode(200, this.options.parseError, headers, undefined, sink);
     }
     const requestId = headers.requestId ?? String(++this.#nextRequestId);
-    const request = new RpcRequest('http', requestId, undefined, headers.origin);
+    // A socket already closed has no address; its answer goes nowhere anyway.
+    const clientId = headers.remoteAddress ?? 'unknown';
+    const request = new RpcRequest('http', requestId, undefined, clientId, headers.origin);
     const dispatched = this.dispatcher.dispatch(body, raw, request);
     if (!(dispatched instanceof Promise)) {
       return this.#encode(200, dispatched ?? '', headers, request.responseHeaders, sink);

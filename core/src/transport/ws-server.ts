@@ -82,7 +82,8 @@ export class WsTransport {
       connection.send(Dispatcher.PARSE_ERROR);
       return;
     }
-    const request = new RpcRequest('ws', `${connection.id}-${++this.#nextMessageId}`, connection, origin);
+    const requestId = `${connection.id}-${++this.#nextMessageId}`;
+    const request = new RpcRequest('ws', requestId, connection, connection.id, origin);
     const answer = await this.dispatcher.dispatch(body, text, request);
     if (answer !== undefined) connection.send(answer);
   }

@@ -19,7 +19,11 @@ const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
     ...transactionMethods(chain, views),
     ...accountMethods(chain),
     proofMethod(chain, config.evm.max_proof_keys),
-    ...simulationMethods(deps.simulator, config.evm.max_concurrent_simulation_calls || availableParallelism()),
+    ...simulationMethods(
+      deps.simulator,
+      config.evm.max_concurrent_simulation_calls || availableParallelism(),
+      config.evm.max_client_share,
+    ),
     ...unsupportedMethods(),
   ]);
 };

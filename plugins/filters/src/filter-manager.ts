@@ -1,4 +1,5 @@
 import {
+  ClientQuota,
   InvalidInputError,
   LimitExceededError,
   newRpcId,
@@ -15,6 +16,8 @@ const WHOLE_BLOCK = 0xffff_ffff;
 
 interface LogFilter {
   readonly kind: 'logs';
+  /** The client that installed it, whose share of `max_filters` it takes. */
+  readonly clientId: string;
   readonly criteria: LogCriteria;
   readonly view: LogView;
   /** The last log delivered (or the end of the last block covered). */
@@ -24,6 +27,7 @@ interface LogFilter {
 
 interface BlockFilter {
   readonly kind: 'blocks';
+  readonly clientId: string;
   /** The height of the last block delivered. */
   cursor: number;
   lastPoll: number;
@@ -36,6 +40,8 @@ export interface FilterLimits {
   readonly timeoutMs: number;
   /** Most filters installed at once (`max_filters`). */
   readonly maxFilters: number;
+  /** Share of `maxFilters` one client may hold (`max_client_share`). */
+  readonly clientShare: number;
 }
 
 /**
@@ -45,13 +51,16 @@ export interface FilterLimits {
  */
 export class FilterManager {
   readonly #filters = new Map<string, Filter>();
+  readonly #perClient: ClientQuota;
   #sweeper: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly chain: Chain,
     private readonly logQuery: LogQuery,
     private readonly limits: FilterLimits,
-  ) {}
+  ) {
+    this.#perClient = new ClientQuota(limits.maxFilters, limits.clientShare);
+  }
 
   /** Removes expired filters periodically, so that unpolled ones do not hold memory. */
   start(): void {
@@ -61,21 +70,22 @@ export class FilterManager {
 
   stop(): void {
     clearInterval(this.#sweeper);
-    this.#filters.clear();
+    for (const id of [...this.#filters.keys()]) this.#remove(id);
   }
 
   /**
    * A log filter: its changes are the matching logs of blocks committed after now. `view` is
-   * `ext` for the deprecated `ext_newFilter`, whose logs include synthetic ones.
+   * `ext` for the deprecated `ext_newFilter`, whose logs include synthetic ones. `clientId` is
+   * the request's client (`RequestContext.clientId`).
    */
-  newLogFilter(criteria: LogCriteria, view: LogView = 'eth'): string {
+  newLogFilter(clientId: string, criteria: LogCriteria, view: LogView = 'eth'): string {
     const cursor = { height: this.chain.head().height, logIndex: WHOLE_BLOCK };
-    return this.#install({ kind: 'logs', criteria, view, cursor, lastPoll: 0 });
+    return this.#install({ kind: 'logs', clientId, criteria, view, cursor, lastPoll: 0 });
   }
 
   /** A block filter: its changes are the hashes of blocks committed after now. */
-  newBlockFilter(): string {
-    return this.#install({ kind: 'blocks', cursor: this.chain.head().height, lastPoll: 0 });
+  newBlockFilter(clientId: string): string {
+    return this.#install({ kind: 'blocks', clientId, cursor: this.chain.head().height, lastPoll: 0 });
   }
 
   /** What is new since the last poll: matching logs, or block hashes. */
@@ -93,8 +103,7 @@ export class FilterManager {
 
   /** Removes a filter: true if it existed. */
   uninstall(id: string): boolean {
-    const filter = this.#filters.get(id);
-    this.#filters.delete(id);
+    const filter = this.#remove(id);
     return filter !== undefined && !this.#expired(filter);
   }
 
@@ -102,6 +111,14 @@ export class FilterManager {
     if (this.#filters.size >= this.limits.maxFilters) this.#sweep();
     if (this.#filters.size >= this.limits.maxFilters) {
       throw new LimitExceededError(`filter limit reached: at most ${this.limits.maxFilters} filters can be installed`);
+    }
+    if (!this.#perClient.tryAcquire(filter.clientId)) {
+      // The client's own expired filters no longer count against it.
+      this.#sweep();
+      if (!this.#perClient.tryAcquire(filter.clientId)) {
+        const most = this.#perClient.perClient;
+        throw new LimitExceededError(`filter limit reached: at most ${most} filters per client can be installed`);
+      }
     }
     const id = newRpcId();
     filter.lastPoll = performance.now();
@@ -113,7 +130,7 @@ export class FilterManager {
   #poll(id: string): Filter {
     const filter = this.#filters.get(id);
     if (filter === undefined || this.#expired(filter)) {
-      this.#filters.delete(id);
+      this.#remove(id);
       throw new InvalidInputError('filter does not exist');
     }
     filter.lastPoll = performance.now();
@@ -125,7 +142,16 @@ export class FilterManager {
   }
 
   #sweep(): void {
-    for (const [id, filter] of this.#filters) if (this.#expired(filter)) this.#filters.delete(id);
+    for (const [id, filter] of this.#filters) if (this.#expired(filter)) this.#remove(id);
+  }
+
+  /** Removes a filter and gives its client's share back; the filter, if it existed. */
+  #remove(id: string): Filter | undefined {
+    const filter = this.#filters.get(id);
+    if (filter === undefined) return undefined;
+    this.#filters.delete(id);
+    this.#perClient.release(filter.clientId);
+    return filter;
   }
 
   async #newBlockHashes(filter: BlockFilter): Promise<RawJson> {

@@ -12,12 +12,12 @@ export function filterMethods(filters: FilterManager, logQuery: LogQuery) {
     defineMethod({
       name: 'eth_newFilter',
       params: [logCriteria],
-      handler: ([criteria]) => filters.newLogFilter(criteria),
+      handler: ([criteria], request) => filters.newLogFilter(request.clientId, criteria),
     }),
     defineMethod({
       name: 'eth_newBlockFilter',
       params: [],
-      handler: () => filters.newBlockFilter(),
+      handler: (_params, request) => filters.newBlockFilter(request.clientId),
     }),
     defineMethod({
       name: 'eth_getFilterChanges',

@@ -9,6 +9,7 @@ const setup: PluginSetup<Deps> = ({ deps, rpc, provide }) => {
   const filters = new FilterManager(deps.chain, deps.logQuery, {
     timeoutMs: evm.filter_timeout,
     maxFilters: evm.max_filters,
+    clientShare: evm.max_client_share,
   });
   provide(FiltersTokens.FilterManager, filters);
   rpc.register(filterMethods(filters, deps.logQuery));

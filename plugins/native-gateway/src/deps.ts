@@ -9,4 +9,7 @@ export type Deps = typeof deps;
 export interface NativeGatewayConfig {
   readonly broadcast_commit_timeout: number;
   readonly max_body_bytes: number;
+  readonly max_request_batch_size: number;
+  readonly max_open_connections: number;
+  readonly max_connections_per_ip: number;
 }

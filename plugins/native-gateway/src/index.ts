@@ -20,6 +20,21 @@ export default definePlugin<Deps, NativeGatewayConfig>({
       format: 'nat',
       default: 1_000_000,
     },
+    max_request_batch_size: {
+      doc: "Most calls in one batch; a larger batch is refused (CometBFT's default; 0: no limit).",
+      format: 'nat',
+      default: 10,
+    },
+    max_open_connections: {
+      doc: 'Most connections the gateway holds open at once; more are closed as they arrive (CometBFT default).',
+      format: 'nat',
+      default: 900,
+    },
+    max_connections_per_ip: {
+      doc: 'Most connections the gateway holds open at once from one remote address; more are closed as they arrive.',
+      format: 'nat',
+      default: 100,
+    },
   },
   deps,
   setup: () => import('./setup.js'),

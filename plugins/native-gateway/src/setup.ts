@@ -25,6 +25,11 @@ const setup: PluginSetup<Deps, NativeGatewayConfig> = ({ deps, config, logger })
       maxBodyBytes: config.max_body_bytes,
       readTimeoutMs: deps.config.evm.read_timeout,
       idleTimeoutMs: deps.config.evm.idle_timeout,
+      maxBatchSize: config.max_request_batch_size,
+      // The same cap as the EVM ports' batches.
+      maxResponseBytes: deps.config.evm.batch_response_max_size,
+      maxOpenConnections: config.max_open_connections,
+      maxConnectionsPerAddress: config.max_connections_per_ip,
     },
     logger,
   );

@@ -4,7 +4,12 @@ import { subscriptionMethods } from './methods.js';
 import { SubscriptionHub } from './subscription-hub.js';
 
 const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
-  const hub = new SubscriptionHub(deps.chain, deps.config.evm.max_subscriptions_new_head);
+  const { evm } = deps.config;
+  const hub = new SubscriptionHub(deps.chain, {
+    maxNewHeads: evm.max_subscriptions_new_head,
+    maxLogs: evm.max_subscriptions_logs,
+    maxPerConnection: evm.max_subscriptions_per_connection,
+  });
   rpc.register(subscriptionMethods(hub));
   return {
     start: () => hub.start(),

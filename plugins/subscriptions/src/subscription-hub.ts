@@ -1,4 +1,5 @@
 import {
+  defineConnectionState,
   formatHeader,
   formatLog,
   InvalidInputError,
@@ -18,6 +19,24 @@ interface Subscription {
   readonly logs?: LogMatcher;
 }
 
+export interface SubscriptionLimits {
+  /** Most newHeads subscriptions on the node (`max_subscriptions_new_head`). */
+  readonly maxNewHeads: number;
+  /** Most logs subscriptions on the node (`max_subscriptions_logs`). */
+  readonly maxLogs: number;
+  /** Most subscriptions of either kind one connection holds (`max_subscriptions_per_connection`). */
+  readonly maxPerConnection: number;
+}
+
+/**
+ * The subscriptions a connection holds, ended together when it closes (one close listener per
+ * connection, so that subscribing and unsubscribing in a loop holds nothing).
+ */
+const HELD = defineConnectionState('subscriptions held', () => ({ ids: new Set<string>(), watched: false }));
+
+/** The refusal of every cap, as the reference node words it: a retry may succeed once some end. */
+const CAP_REACHED = 'no new subscription can be created';
+
 /**
  * WebSocket subscriptions (interface.md §4.10, §6): each committed block is pushed, once it is
  * durable, as a `newHeads` header and as one notification per matching log, in chain order.
@@ -31,7 +50,7 @@ export class SubscriptionHub {
 
   constructor(
     private readonly chain: Chain,
-    private readonly maxNewHeads: number,
+    private readonly limits: SubscriptionLimits,
   ) {}
 
   start(): void {
@@ -45,11 +64,12 @@ export class SubscriptionHub {
   }
 
   subscribeNewHeads(connection: Connection): string {
-    if (this.#newHeads.size >= this.maxNewHeads) throw new LimitExceededError('no new subscription can be created');
+    this.#checkCaps(this.#newHeads, this.limits.maxNewHeads, connection);
     return this.#add(this.#newHeads, { id: newRpcId(), connection });
   }
 
   subscribeLogs(connection: Connection, match: LogMatch): string {
+    this.#checkCaps(this.#logs, this.limits.maxLogs, connection);
     return this.#add(this.#logs, { id: newRpcId(), connection, logs: new LogMatcher(match) });
   }
 
@@ -58,16 +78,35 @@ export class SubscriptionHub {
     for (const subscriptions of [this.#newHeads, this.#logs]) {
       if (subscriptions.get(id)?.connection === connection) {
         subscriptions.delete(id);
+        connection.state(HELD).ids.delete(id);
         return true;
       }
     }
     throw new InvalidInputError('subscription not found');
   }
 
+  /** -32005 when the node holds `most` subscriptions of this kind or the connection its share. */
+  #checkCaps(subscriptions: Map<string, Subscription>, most: number, connection: Connection): void {
+    if (subscriptions.size >= most || connection.state(HELD).ids.size >= this.limits.maxPerConnection) {
+      throw new LimitExceededError(CAP_REACHED);
+    }
+  }
+
   #add(subscriptions: Map<string, Subscription>, subscription: Subscription): string {
-    subscriptions.set(subscription.id, subscription);
-    subscription.connection.onClose(() => subscriptions.delete(subscription.id));
-    return subscription.id;
+    const { connection, id } = subscription;
+    subscriptions.set(id, subscription);
+    const held = connection.state(HELD);
+    held.ids.add(id);
+    if (!held.watched) {
+      held.watched = true;
+      connection.onClose(() => {
+        for (const heldId of held.ids) {
+          this.#newHeads.delete(heldId);
+          this.#logs.delete(heldId);
+        }
+      });
+    }
+    return id;
   }
 
   #publish({ block, receipts }: CommittedBlock): void {

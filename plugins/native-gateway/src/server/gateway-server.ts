@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { runBoundedBatch } from '@evmnode/core';
 import type { CallParams, GatewayMethod } from './gateway-method.js';
 import { CometRpcError } from './rpc-error.js';
 
@@ -10,9 +11,70 @@ export interface GatewayServerOptions {
   readonly maxBodyBytes: number;
   readonly readTimeoutMs: number;
   readonly idleTimeoutMs: number;
+  /** Most calls in one batch (CometBFT's `max_request_batch_size`; 0: no limit). */
+  readonly maxBatchSize: number;
+  /** Bytes of answers after which a batch's remaining calls get `response too large`. */
+  readonly maxResponseBytes: number;
+  /** Most connections open at once, in all and from one remote address. */
+  readonly maxOpenConnections: number;
+  readonly maxConnectionsPerAddress: number;
+}
+
+/**
+ * Caps the gateway's open connections, in all and per remote address: one over a cap is destroyed
+ * as soon as it is accepted, so that no client can hold every file descriptor.
+ * Kept local to the gateway until core's shared connection limits land; then this class goes and
+ * the server attaches core's instead (same options, same `attach`).
+ */
+class GatewayConnectionLimits {
+  readonly #perAddress = new Map<string, number>();
+  #open = 0;
+
+  constructor(private readonly options: { readonly maxOpen: number; readonly maxPerAddress: number }) {}
+
+  attach(server: Server): void {
+    server.on('connection', (socket: Socket) => this.#admit(socket));
+  }
+
+  #admit(socket: Socket): void {
+    // An IPv4 client of a dual-stack socket shows as ::ffff:a.b.c.d: one address either way.
+    const address = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    const fromAddress = this.#perAddress.get(address) ?? 0;
+    if (this.#open >= this.options.maxOpen || fromAddress >= this.options.maxPerAddress) {
+      socket.destroy();
+      return;
+    }
+    this.#open++;
+    this.#perAddress.set(address, fromAddress + 1);
+    socket.once('close', () => {
+      this.#open--;
+      const left = this.#perAddress.get(address)! - 1;
+      if (left === 0) this.#perAddress.delete(address);
+      else this.#perAddress.set(address, left);
+    });
+  }
 }
 
 type JsonRpcId = string | number | null;
+
+/**
+ * Bytes of answers a connection may leave unread before the gateway serves its next request: a
+ * client that pipelines requests and never reads stops being served (and node:http then stops
+ * reading it) instead of making the gateway buffer answers without bound.
+ */
+const MAX_UNREAD_OUTPUT = 1024 * 1024;
+
+/** Resolves once `socket` holds at most MAX_UNREAD_OUTPUT unwritten bytes, or has closed. */
+function whenDrained(socket: Socket): Promise<void> | undefined {
+  if (socket.writableLength <= MAX_UNREAD_OUTPUT || socket.destroyed) return undefined;
+  return new Promise((resolve) => {
+    const done = (): void => {
+      socket.off('drain', done).off('close', done);
+      resolve();
+    };
+    socket.on('drain', done).on('close', done);
+  });
+}
 
 /** CometBFT answers GET (URI) calls with this id. */
 const URI_CALL_ID = -1;
@@ -34,8 +96,22 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
+  sendText(res, status, body === undefined ? '' : JSON.stringify(body));
+}
+
+function sendText(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(body === undefined ? '' : JSON.stringify(body));
+  res.end(text);
+}
+
+const INVALID_ID = Symbol('invalid id');
+
+/** A request's id: undefined for a notification, INVALID_ID for one that is not a string, number or null. */
+function idOf(request: unknown): JsonRpcId | undefined | typeof INVALID_ID {
+  if (typeof request !== 'object' || request === null) return null;
+  const { id } = request as { id?: unknown };
+  if (id === undefined) return undefined;
+  return typeof id === 'string' || typeof id === 'number' || id === null ? id : INVALID_ID;
 }
 
 function errorResponse(id: JsonRpcId, error: CometRpcError): object {
@@ -50,6 +126,8 @@ function errorResponse(id: JsonRpcId, error: CometRpcError): object {
 export class GatewayServer {
   readonly #server: Server;
   readonly #methods: ReadonlyMap<string, GatewayMethod>;
+  /** Per connection, the request being served: pipelined requests are served one at a time, as CometBFT does. */
+  readonly #turns = new WeakMap<Socket, Promise<void>>();
 
   constructor(
     methods: readonly GatewayMethod[],
@@ -58,15 +136,24 @@ export class GatewayServer {
   ) {
     this.#methods = new Map(methods.map((method) => [method.name, method]));
     this.#server = createServer((req, res) => {
-      this.#serve(req, res).catch((error: unknown) => {
-        logger.error({ err: error }, 'native gateway request failed');
-        if (!res.headersSent) res.statusCode = 500;
-        res.end();
-      });
+      const { socket } = req;
+      const turn = (this.#turns.get(socket) ?? Promise.resolve())
+        .then(() => whenDrained(socket))
+        .then(() => this.#serve(req, res))
+        .catch((error: unknown) => {
+          logger.error({ err: error }, 'native gateway request failed');
+          if (!res.headersSent) res.statusCode = 500;
+          res.end();
+        });
+      this.#turns.set(socket, turn);
     });
     this.#server.requestTimeout = options.readTimeoutMs;
     this.#server.headersTimeout = Math.min(options.readTimeoutMs, 60_000);
     this.#server.keepAliveTimeout = options.idleTimeoutMs;
+    new GatewayConnectionLimits({
+      maxOpen: options.maxOpenConnections,
+      maxPerAddress: options.maxConnectionsPerAddress,
+    }).attach(this.#server);
   }
 
   /** Starts listening; resolves to the bound address (port 0 picks a free one). */
@@ -112,11 +199,40 @@ export class GatewayServer {
         const refusal = CometRpcError.invalidRequest('empty batch');
         return send(res, refusal.httpStatus, errorResponse(null, refusal));
       }
-      const answers = await Promise.all(body.map((request) => this.#answer(request)));
-      const responses = answers.filter((answer) => answer !== undefined);
-      return send(res, 200, responses.length === 0 ? undefined : responses);
+      const { maxBatchSize } = this.options;
+      if (maxBatchSize > 0 && body.length > maxBatchSize) {
+        // CometBFT answers this with status 200 and the error alone.
+        const detail = `batch request exceeds maximum (${maxBatchSize}) allowed number of requests`;
+        return send(res, 200, errorResponse(null, CometRpcError.invalidRequest(detail)));
+      }
+      return sendText(res, 200, await this.#answerBatch(body));
     }
     return send(res, 200, await this.#answer(body));
+  }
+
+  /**
+   * A batch's answers as JSON text ('' when all are notifications): its calls run a few at once,
+   * in order, and once the answers pass the response size cap the rest are not run.
+   */
+  async #answerBatch(batch: unknown[]): Promise<string> {
+    const { answers, stop, counted } = await runBoundedBatch(
+      batch.length,
+      async (index) => {
+        const response = await this.#answer(batch[index]);
+        return response === undefined ? undefined : JSON.stringify(response);
+      },
+      { maxBytes: this.options.maxResponseBytes },
+    );
+    if (stop === 'too-large') {
+      const error = CometRpcError.responseTooLarge();
+      for (let index = counted; index < batch.length; index++) {
+        const id = idOf(batch[index]);
+        if (id !== undefined) answers[index] = JSON.stringify(errorResponse(id === INVALID_ID ? null : id, error));
+        else answers[index] = undefined;
+      }
+    }
+    const texts = answers.filter((answer) => answer !== undefined);
+    return texts.length === 0 ? '' : `[${texts.join(',')}]`;
   }
 
   /** The response to one JSON-RPC request, or undefined for a notification. */
@@ -124,11 +240,10 @@ export class GatewayServer {
     if (typeof request !== 'object' || request === null) {
       return errorResponse(null, CometRpcError.invalidRequest('a request must be a JSON object'));
     }
-    const { id, method, params } = request as { id?: unknown; method?: unknown; params?: unknown };
+    const { method, params } = request as { method?: unknown; params?: unknown };
+    const id = idOf(request);
     if (id === undefined) return undefined;
-    if (typeof id !== 'string' && typeof id !== 'number' && id !== null) {
-      return errorResponse(null, CometRpcError.invalidRequest('id must be a string or a number'));
-    }
+    if (id === INVALID_ID) return errorResponse(null, CometRpcError.invalidRequest('id must be a string or a number'));
     try {
       const result = await this.#call(method, { form: 'json', value: params });
       return { jsonrpc: '2.0', id, result };

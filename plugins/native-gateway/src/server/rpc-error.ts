@@ -29,6 +29,14 @@ export class CometRpcError extends Error {
     return new CometRpcError(-32602, 'Invalid params', `error converting json params to arguments: ${detail}`);
   }
 
+  /**
+   * An element of a batch after the answers passed the response size cap (`[evm]
+   * batch_response_max_size`); CometBFT has no such cap, so this is geth's error, as on the EVM ports.
+   */
+  static responseTooLarge(): CometRpcError {
+    return new CometRpcError(-32003, 'response too large', undefined);
+  }
+
   /** What a method returned as an error: CometBFT answers every such error with -32603. */
   static internal(detail: string): CometRpcError {
     return new CometRpcError(-32603, 'Internal error', detail);

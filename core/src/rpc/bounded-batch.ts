@@ -1,0 +1,88 @@
+/**
+ * Calls of one batch under way at once. Enough to overlap storage reads; few enough that a batch
+ * of heavy calls holds little beyond its size cap and leaves the event loop to other clients.
+ */
+export const BATCH_CONCURRENCY = 4;
+
+export interface BoundedBatchOptions {
+  /** Bytes of answers, counted in order, after which the calls that follow are not run. */
+  readonly maxBytes: number;
+  /** Time the batch may take, from its first asynchronous call; undefined: no limit. */
+  readonly timeoutMs?: number;
+  readonly concurrency?: number;
+}
+
+export interface BoundedBatchRun<T> {
+  /** Answers by index; undefined where none came (a notification, or a call not run or not finished). */
+  readonly answers: (T | undefined)[];
+  /** Why the batch stopped before its end, if it did. */
+  readonly stop: 'too-large' | 'timed-out' | undefined;
+  /** The calls before this index were answered in order within `maxBytes` (the last one may pass it). */
+  readonly counted: number;
+  /** The calls from this index on were never started. */
+  readonly next: number;
+  /** Calls started and not finished when the batch stopped; their answers are no longer taken. */
+  readonly running: readonly number[];
+}
+
+/**
+ * Runs the `count` calls of a batch in order, at most `concurrency` at once, as geth runs a batch:
+ * once the answers so far pass `maxBytes`, the calls that follow are not run, so that a batch
+ * holds about that much whatever it asks for. Synchronous answers are taken at once, without a
+ * promise turn each. `call` answers with something that has a length in bytes (response text),
+ * or undefined (a notification); its promises must not reject.
+ */
+export async function runBoundedBatch<T extends { readonly length: number }>(
+  count: number,
+  call: (index: number) => T | undefined | Promise<T | undefined>,
+  { maxBytes, timeoutMs, concurrency = BATCH_CONCURRENCY }: BoundedBatchOptions,
+): Promise<BoundedBatchRun<T>> {
+  const answers = new Array<T | undefined>(count);
+  const running = new Set<number>();
+  let size = 0;
+  let counted = 0;
+  let next = 0;
+  let stop: BoundedBatchRun<T>['stop'];
+  let done = false;
+  let wake: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  const countAnswered = (): void => {
+    while (counted < next && !running.has(counted) && stop === undefined) {
+      size += answers[counted]?.length ?? 0;
+      counted++;
+      if (size > maxBytes) stop = 'too-large';
+    }
+  };
+  for (;;) {
+    while (next < count && running.size < concurrency && stop === undefined) {
+      const index = next++;
+      const answer = call(index);
+      if (answer instanceof Promise) {
+        running.add(index);
+        void answer.then((value) => {
+          if (done) return;
+          answers[index] = value;
+          running.delete(index);
+          wake?.();
+        });
+        if (timeoutMs !== undefined) {
+          timer ??= setTimeout(() => {
+            stop ??= 'timed-out';
+            wake?.();
+          }, timeoutMs);
+        }
+      } else {
+        answers[index] = answer;
+      }
+      countAnswered();
+    }
+    if (stop !== undefined || (running.size === 0 && next === count)) break;
+    await new Promise<void>((resolve) => (wake = resolve));
+    wake = undefined;
+    countAnswered();
+  }
+  done = true;
+  clearTimeout(timer);
+  return { answers, stop, counted, next, running: [...running] };
+}
