@@ -34,6 +34,8 @@ export type {
   StateOverrides,
 } from './rpc/call-codecs.js';
 export { FailFastLimiter } from './rpc/fail-fast-limiter.js';
+export { ConnectionLimits } from './transport/connection-limits.js';
+export type { ConnectionLimitOptions } from './transport/connection-limits.js';
 export { decodeStorageKey, storageKey } from './rpc/storage-key-codec.js';
 
 export { ErrorCode } from './errors/codes.js';

@@ -40,6 +40,8 @@ export interface CoreConfig {
     readonly batch_request_limit: number;
     readonly batch_response_max_size: number;
     readonly max_request_body_bytes: number;
+    readonly max_open_connections: number;
+    readonly max_connections_per_ip: number;
   };
   readonly consensus: {
     readonly block_time: number;
@@ -168,6 +170,16 @@ export const coreSchema = {
       doc: 'Largest HTTP request body and WebSocket message.',
       format: 'nat',
       default: 5 * 1024 * 1024,
+    },
+    max_open_connections: {
+      doc: 'Most connections each port (HTTP, WebSocket) holds open at once; more are closed as they arrive.',
+      format: 'nat',
+      default: 10_000,
+    },
+    max_connections_per_ip: {
+      doc: 'Most connections each port holds open at once from one remote address; more are closed as they arrive.',
+      format: 'nat',
+      default: 1000,
     },
   },
   consensus: {

@@ -14,13 +14,15 @@ export interface RpcPostOptions {
   readonly parseError: string;
 }
 
-/** The request headers a JSON-RPC POST is answered by, whichever HTTP server read them. */
+/** What a JSON-RPC POST's answer depends on beside its body: request headers and the peer. */
 export interface PostHeaders {
   readonly contentLength: string | undefined;
   readonly contentType: string | undefined;
   readonly origin: string | undefined;
   readonly acceptEncoding: string | undefined;
   readonly requestId: string | undefined;
+  /** The client's address: loopback clients get answers uncompressed. */
+  readonly remoteAddress: string | undefined;
 }
 
 /** An answer ready to write: status, a flat header list (Content-Length included) and the body. */
@@ -107,7 +109,7 @@ export class RpcPostService {
     sink: AnswerSink,
   ): void {
     const list = this.#headerList('application/json', headers, extraHeaders);
-    const encoded = encodeResponse(text, headers.acceptEncoding);
+    const encoded = encodeResponse(text, headers.acceptEncoding, headers.remoteAddress);
     if (encoded instanceof Promise) {
       encoded.then((compressed) => sink(answerOf(status, list, compressed, false)), sink);
     } else {

@@ -1,7 +1,9 @@
+import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { inject, injectable } from '../di/decorators.js';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { httpServerOptions, limitConnections } from './http-server.js';
 import { WsConnection } from './ws-connection.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import { CoreTokens } from '../node/core-tokens.js';
@@ -9,9 +11,16 @@ import { InternalTokens } from '../node/internal-tokens.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
 import { RpcRequest } from '../rpc/rpc-request.js';
 
-/** JSON-RPC over WebSocket: one dispatcher for every message, batches included. */
+const UPGRADE_REQUIRED = STATUS_CODES[426]!;
+
+/**
+ * JSON-RPC over WebSocket: one dispatcher for every message, batches included. ws handles the
+ * upgrades of a node:http server of ours, which caps connections and times out silent ones as the
+ * HTTP port does, and answers plain HTTP requests with 426 as ws's own server would.
+ */
 @injectable()
 export class WsTransport {
+  #http: Server | undefined;
   #server: WebSocketServer | undefined;
   #nextConnectionId = 0;
   #nextMessageId = 0;
@@ -24,32 +33,42 @@ export class WsTransport {
 
   listen(): Promise<AddressInfo> {
     const { ws_port, listen_address, max_request_body_bytes, ws_origins } = this.config.evm;
+    const http = createServer(httpServerOptions(this.config), (_req, res) => {
+      res.writeHead(426, ['Content-Type', 'text/plain', 'Content-Length', String(UPGRADE_REQUIRED.length)]);
+      res.end(UPGRADE_REQUIRED);
+    });
+    // Only sockets not yet upgraded time out: ws takes upgraded ones out of node:http's timeouts.
+    limitConnections(http, this.config, () => false);
+    const server = new WebSocketServer({
+      server: http,
+      // ws's default is 100 MiB; larger frames close the connection with 1009.
+      maxPayload: max_request_body_bytes,
+      verifyClient: ({ origin }: { origin: string | undefined }) =>
+        ws_origins.includes('*') || origin === undefined || ws_origins.includes(origin),
+    });
+    server.on('connection', (socket) => this.#accept(socket));
+    this.#http = http;
+    this.#server = server;
     return new Promise((resolve, reject) => {
-      const server = new WebSocketServer({
-        host: listen_address,
-        port: ws_port,
-        // ws's default is 100 MiB; larger frames close the connection with 1009.
-        maxPayload: max_request_body_bytes,
-        verifyClient: ({ origin }: { origin: string | undefined }) =>
-          ws_origins.includes('*') || origin === undefined || ws_origins.includes(origin),
+      http.once('error', reject);
+      http.listen(ws_port, listen_address, () => {
+        http.off('error', reject);
+        resolve(http.address() as AddressInfo);
       });
-      server.once('error', reject);
-      server.once('listening', () => {
-        server.off('error', reject);
-        resolve(server.address() as AddressInfo);
-      });
-      server.on('connection', (socket) => this.#accept(socket));
-      this.#server = server;
     });
   }
 
   /** Closes every connection (1001, going away) and stops listening. */
   async close(): Promise<void> {
     const server = this.#server;
-    if (server === undefined) return;
+    const http = this.#http;
+    if (server === undefined || http === undefined) return;
     for (const client of server.clients) client.close(1001, 'server shutting down');
+    const closed = new Promise<void>((resolve) => http.close(() => resolve()));
     await new Promise<void>((resolve) => server.close(() => resolve()));
     for (const client of server.clients) client.terminate();
+    http.closeAllConnections();
+    await closed;
   }
 
   #accept(socket: WebSocket): void {
