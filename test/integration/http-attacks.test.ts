@@ -1,0 +1,223 @@
+import { createServer as createNetServer, type AddressInfo, type Server } from 'node:net';
+import { expect } from 'chai';
+import { ConnectionLimits } from '@evmnode/core';
+import { startTestNode, type TestNode } from '@evmnode/core/testing';
+import { call, post, RawClient } from '../support/raw-http.js';
+import { rpc } from '../support/rpc-client.js';
+
+const CHAIN_ID = '0xae3f2';
+const MB = 1024 * 1024;
+
+/** The number of HTTP answers (status lines) in what a connection received. */
+function answerCount(received: string): number {
+  return received.match(/HTTP\/1\.[01] \d{3} /g)?.length ?? 0;
+}
+
+/** The status of the only answer a connection got before the node closed it. */
+async function onlyAnswer(client: RawClient): Promise<number> {
+  await client.ended;
+  expect(answerCount(client.received), client.received).to.equal(1);
+  return Number(client.received.split(' ')[1]);
+}
+
+/** eth_chainId answers within a second and a new block comes. */
+async function expectServing(node: TestNode): Promise<void> {
+  const started = performance.now();
+  expect((await rpc(node.url, 'eth_chainId')).result).to.equal(CHAIN_ID);
+  expect(performance.now() - started).to.be.below(1000);
+  const height = Number((await rpc(node.url, 'eth_blockNumber')).result);
+  const deadline = Date.now() + 5000;
+  while (Number((await rpc(node.url, 'eth_blockNumber')).result) <= height) {
+    expect(Date.now()).to.be.below(deadline);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('HTTP attacks', () => {
+  let node: TestNode;
+  let baselineRss: number;
+  before(async () => {
+    node = await startTestNode({ plugins: ['eth-query'], config: { evm: { read_timeout: 2000 } } });
+    baselineRss = process.memoryUsage().rss;
+  });
+  after(() => node.stop());
+
+  // The node runs in this process: its memory is this process's.
+  afterEach(async () => {
+    await expectServing(node);
+    expect(process.memoryUsage().rss - baselineRss).to.be.below(300 * MB);
+    expect(node.logs.filter((line) => line.msg === 'HTTP request failed')).to.deep.equal([]);
+  });
+
+  const head = 'POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n';
+  const body = call('eth_chainId');
+  const framing: [string, string][] = [
+    ['a negative Content-Length', `${head}Content-Length: -40\r\n\r\n${body}`],
+    ['a Content-Length with a sign', `${head}Content-Length: +${body.length}\r\n\r\n${body}`],
+    ['a hexadecimal Content-Length', `${head}Content-Length: 0x${body.length.toString(16)}\r\n\r\n${body}`],
+    ['a Content-Length past 2^64', `${head}Content-Length: 99999999999999999999999\r\n\r\n${body}`],
+    // The body is a second request: a server that ignores the header would answer it (smuggling).
+    [
+      'Content-Length with a space before the colon',
+      `${head}Content-Length : ${post(body).length}\r\n\r\n${post(body)}`,
+    ],
+    ['two different Content-Lengths', `${head}Content-Length: ${body.length}\r\nContent-Length: 5\r\n\r\n${body}`],
+    [
+      'Content-Length and chunked',
+      `${head}Content-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+    ],
+    ['chunked then identity', `${head}Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n0\r\n\r\n`],
+    ['a header line without a colon', `${head}NoColonHere\r\nContent-Length: ${body.length}\r\n\r\n${body}`],
+    ['HTTP/9.9', `POST / HTTP/9.9\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`],
+    ['a negative chunk size', `${head}Transfer-Encoding: chunked\r\n\r\n-5\r\nhello\r\n0\r\n\r\n`],
+    ['a chunk size that is not hexadecimal', `${head}Transfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n`],
+  ];
+  for (const [name, bytes] of framing) {
+    it(`answers ${name} with 400 alone, and closes`, async () => {
+      const client = await RawClient.open(node.url);
+      client.write(bytes);
+      expect(await onlyAnswer(client)).to.equal(400);
+    });
+  }
+
+  it('answers a malformed request target with 400, not a 500, and closes', async () => {
+    for (const line of [
+      'POST http://[bad HTTP/1.1',
+      'GET http://[bad HTTP/1.1',
+      'GET %zz HTTP/1.1',
+      'POST /%zz HTTP/1.1',
+    ]) {
+      const client = await RawClient.open(node.url);
+      client.write(
+        `${line}\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      expect(await onlyAnswer(client), line).to.equal(400);
+    }
+  });
+
+  /** Streams `filler` after `start` until the node closes the connection (at most 64 MiB); returns the status. */
+  const stream = async (start: string, filler: string): Promise<number> => {
+    const client = await RawClient.open(node.url);
+    client.write(start);
+    const block = filler.repeat(Math.ceil(65_536 / filler.length));
+    let left = 1024;
+    const written = await client.writeUntilStalled(() => (left-- > 0 ? block : undefined), 5000);
+    expect(written).to.be.below(64 * MB);
+    return onlyAnswer(client);
+  };
+  const chunked = `${head}Transfer-Encoding: chunked\r\n\r\n`;
+
+  it('answers a chunk-size line without end with 400', async () => {
+    expect(await stream(chunked, 'f')).to.equal(400);
+  });
+
+  it('answers a chunk extension without end with 413', async () => {
+    expect(await stream(`${chunked}1;`, 'a')).to.equal(413);
+  });
+
+  it('answers trailers without end, and a trailer line without end, with 431', async () => {
+    expect(await stream(`${chunked}0\r\n`, `X-Trailer: ${'a'.repeat(60)}\r\n`)).to.equal(431);
+    expect(await stream(`${chunked}0\r\nX-Trailer: `, 'a')).to.equal(431);
+  });
+
+  it('answers a header line without end with 431', async () => {
+    expect(await stream('POST / HTTP/1.1\r\nX-Padding: ', 'a')).to.equal(431);
+  });
+
+  it('answers a chunk that never ends with 408 after read_timeout', async () => {
+    const client = await RawClient.open(node.url);
+    client.write(`${chunked}ffffffff\r\n${'a'.repeat(1000)}`);
+    expect(await onlyAnswer(client)).to.equal(408);
+  });
+
+  it('stops reading a pipeline of 200,000 requests whose answers are not read', async function () {
+    this.timeout(60_000);
+    const client = await RawClient.open(node.url);
+    const request = post(call('eth_chainId'));
+    let left = 200_000;
+    // 1,000 requests a write; written until the node stops reading them.
+    const written = await client.writeUntilStalled(() => {
+      if (left <= 0) return undefined;
+      left -= 1000;
+      return request.repeat(1000);
+    }, 2000);
+    expect(written).to.be.below(200_000 * request.length);
+    expect(client.closed).to.equal(false);
+    // The node serves others meanwhile (afterEach checks the memory it holds).
+    await expectServing(node);
+    client.destroy();
+  });
+});
+
+describe('HTTP connection caps', () => {
+  it('keeps max_connections_per_ip of 20,000 half-open sockets, serves other clients, and closes silent ones', async function () {
+    this.timeout(120_000);
+    const node = await startTestNode({
+      plugins: ['eth-query'],
+      config: { evm: { max_connections_per_ip: 100, read_timeout: 1500 } },
+    });
+    try {
+      let held: RawClient[] = [];
+      // In waves, so that this process never holds more sockets than `ulimit -n` allows: the
+      // node closes each one over the cap at once.
+      for (let wave = 0; wave < 40; wave++) {
+        const clients = await Promise.all(Array.from({ length: 500 }, () => RawClient.open(node.url)));
+        clients.forEach((client, index) => {
+          // Half of them send part of a request line, half nothing.
+          if (index % 2 === 1) client.write('POST / HT');
+        });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        held = [...held, ...clients].filter((client) => !client.closed);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(held.filter((client) => !client.closed)).to.have.length(100);
+
+      // A client from another address is served at once.
+      const started = performance.now();
+      const fresh = await RawClient.open(node.url, '127.0.0.2');
+      fresh.write(post(call('eth_chainId')));
+      const [answer] = await fresh.responses(1, 1000);
+      expect(JSON.parse(answer!.body)).to.deep.equal({ jsonrpc: '2.0', id: 1, result: CHAIN_ID });
+      expect(performance.now() - started).to.be.below(1000);
+      fresh.destroy();
+
+      // Partial requests get 408 after read_timeout; silent sockets are closed after twice that.
+      await Promise.all(held.map((client) => client.ended));
+      const statuses = held.map((client) => client.received.split(' ')[1] ?? 'closed');
+      expect(new Set(statuses)).to.deep.equal(new Set(['408', 'closed']));
+      expect((await rpc(node.url, 'eth_chainId')).result).to.equal(CHAIN_ID);
+    } finally {
+      await node.stop();
+    }
+  });
+
+  describe('ConnectionLimits', () => {
+    let server: Server;
+    let url: string;
+    before(async () => {
+      server = createNetServer();
+      new ConnectionLimits({ maxOpen: 3, maxPerAddress: 2 }).attach(server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    after(() => new Promise((resolve) => server.close(resolve)));
+
+    it('closes at once connections over the cap per address, then over the total cap', async () => {
+      const open = async (localAddress: string) => {
+        const client = await RawClient.open(url, localAddress);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return client;
+      };
+      const clients = [];
+      for (const address of ['127.0.0.1', '127.0.0.1', '127.0.0.1', '127.0.0.2', '127.0.0.3'])
+        clients.push(await open(address));
+      expect(clients.map((client) => client.closed)).to.deep.equal([false, false, true, false, true]);
+      // A closed connection makes room again.
+      clients[0]!.destroy();
+      await clients[0]!.ended;
+      const again = await open('127.0.0.3');
+      expect(again.closed).to.equal(false);
+      for (const client of [...clients, again]) client.destroy();
+    });
+  });
+});
