@@ -160,8 +160,8 @@ describe('HTTP connection caps', () => {
       let held: RawClient[] = [];
       // In waves, so that this process never holds more sockets than `ulimit -n` allows: the
       // node closes each one over the cap at once.
-      for (let wave = 0; wave < 40; wave++) {
-        const clients = await Promise.all(Array.from({ length: 500 }, () => RawClient.open(node.url)));
+      for (let wave = 0; wave < 80; wave++) {
+        const clients = await Promise.all(Array.from({ length: 250 }, () => RawClient.open(node.url)));
         clients.forEach((client, index) => {
           // Half of them send part of a request line, half nothing.
           if (index % 2 === 1) client.write('POST / HT');

@@ -100,6 +100,11 @@ export class RawClient {
     }
   }
 
+  /** Half-closes: no more bytes will be sent. */
+  end(): void {
+    this.#socket.end();
+  }
+
   destroy(): void {
     this.#socket.destroy();
   }
