@@ -58,6 +58,8 @@ describe('configuration', () => {
       batch_request_limit: 1000,
       batch_response_max_size: 25_000_000,
       max_request_body_bytes: 5 * 1024 * 1024,
+      max_open_connections: 10_000,
+      max_connections_per_ip: 1000,
       slow: false,
     });
     expect(evm.enabled_legacy_ext_apis).to.deep.equal(['ext_getNativeAddress', 'ext_getEVMAddress', 'ext_getNativeTx']);
