@@ -1,5 +1,7 @@
+import { once } from 'node:events';
 import { createServer as createNetServer, type AddressInfo, type Server } from 'node:net';
 import { expect } from 'chai';
+import WebSocket from 'ws';
 import { ConnectionLimits } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { call, post, RawClient } from '../support/raw-http.js';
@@ -133,6 +135,7 @@ describe('HTTP attacks', () => {
   it('stops reading a pipeline of 200,000 requests whose answers are not read', async function () {
     this.timeout(60_000);
     const client = await RawClient.open(node.url);
+    client.stopReading();
     const request = post(call('eth_chainId'));
     let left = 200_000;
     // 1,000 requests a write; written until the node stops reading them.
@@ -150,7 +153,7 @@ describe('HTTP attacks', () => {
 });
 
 describe('HTTP connection caps', () => {
-  it('keeps max_connections_per_ip of 20,000 half-open sockets, serves other clients, and closes silent ones', async function () {
+  it('keeps max_connections_per_ip of 20,000 half-open sockets, serves other clients, and times the kept ones out', async function () {
     this.timeout(120_000);
     const node = await startTestNode({
       plugins: ['eth-query'],
@@ -181,11 +184,42 @@ describe('HTTP connection caps', () => {
       expect(performance.now() - started).to.be.below(1000);
       fresh.destroy();
 
-      // Partial requests get 408 after read_timeout; silent sockets are closed after twice that.
+      // Sockets that sent nothing or part of a head get 408 after read_timeout (the head timeout).
       await Promise.all(held.map((client) => client.ended));
-      const statuses = held.map((client) => client.received.split(' ')[1] ?? 'closed');
-      expect(new Set(statuses)).to.deep.equal(new Set(['408', 'closed']));
+      expect(new Set(held.map((client) => client.received.split('\r\n')[0]))).to.deep.equal(
+        new Set(['HTTP/1.1 408 Request Timeout']),
+      );
       expect((await rpc(node.url, 'eth_chainId')).result).to.equal(CHAIN_ID);
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it('caps the WebSocket port per address too, and answers plain HTTP there with 426', async () => {
+    const node = await startTestNode({ plugins: ['eth-query'], config: { evm: { max_connections_per_ip: 2 } } });
+    try {
+      const open = (localAddress: string) =>
+        new Promise<WebSocket | Error>((resolve) => {
+          const socket = new WebSocket(node.wsUrl, { localAddress });
+          socket.once('open', () => resolve(socket));
+          socket.once('error', resolve);
+        });
+      const sockets = [await open('127.0.0.1'), await open('127.0.0.1'), await open('127.0.0.1')];
+      expect(sockets.map((socket) => socket instanceof WebSocket)).to.deep.equal([true, true, false]);
+      const other = (await open('127.0.0.2')) as WebSocket;
+      other.send(call('eth_chainId'));
+      const [answer] = (await once(other, 'message')) as [Buffer];
+      expect(JSON.parse(answer.toString())).to.deep.equal({ jsonrpc: '2.0', id: 1, result: CHAIN_ID });
+      // Once closed, they leave room for a plain HTTP request from 127.0.0.1.
+      for (const socket of [...sockets, other]) {
+        if (!(socket instanceof WebSocket)) continue;
+        socket.close();
+        await once(socket, 'close');
+      }
+
+      const plain = await fetch(node.wsUrl.replace('ws:', 'http:'));
+      expect(plain.status).to.equal(426);
+      expect(await plain.text()).to.equal('Upgrade Required');
     } finally {
       await node.stop();
     }

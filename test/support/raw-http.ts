@@ -100,6 +100,11 @@ export class RawClient {
     }
   }
 
+  /** Stops reading what the server sends: it stays in the server's buffers and the kernel's. */
+  stopReading(): void {
+    this.#socket.pause();
+  }
+
   /** Half-closes: no more bytes will be sent. */
   end(): void {
     this.#socket.end();

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { ConnectionLimits } from './connection-limits.js';
@@ -34,8 +34,10 @@ export function isValidTarget(target: string): boolean {
 
 /**
  * The server options that make node:http (llhttp, strict) the one HTTP parser: it answers
- * malformed framing with 400, oversized heads with 431 and requests not read whole within
- * `read_timeout` with 408, and closes the connection.
+ * malformed framing with 400, oversized heads with 431, and with 408 a head not read whole within
+ * `min(read_timeout, 60 s)` of the connection or the request's start (a connection that sends
+ * nothing included) and a request not read whole within `read_timeout`; then it closes the
+ * connection.
  */
 export function httpServerOptions(config: CoreConfig): Parameters<typeof createServer>[0] {
   const headersTimeout = Math.min(config.evm.read_timeout, 60_000);
@@ -50,22 +52,12 @@ export function httpServerOptions(config: CoreConfig): Parameters<typeof createS
   };
 }
 
-/**
- * A server's caps from `[evm] max_open_connections` and `max_connections_per_ip`, and a limit on
- * how long a connection may stay silent: node:http's `headersTimeout` counts from a request's
- * first byte, so a socket that never sends one would otherwise stay open for ever.
- */
-export function limitConnections(server: Server, config: CoreConfig, busy: (socket: Socket) => boolean): void {
+/** Caps `server`'s connections by `[evm] max_open_connections` and `max_connections_per_ip`. */
+export function limitConnections(server: Server, config: CoreConfig): void {
   new ConnectionLimits({
     maxOpen: config.evm.max_open_connections,
     maxPerAddress: config.evm.max_connections_per_ip,
   }).attach(server);
-  // Twice headersTimeout: a connection that sent part of a head gets node:http's 408 first.
-  server.timeout = 2 * Math.min(config.evm.read_timeout, 60_000);
-  // With a listener node:http leaves the choice to it: a connection awaiting an answer is kept.
-  server.on('timeout', (socket: Socket) => {
-    if (!busy(socket)) socket.destroy();
-  });
 }
 
 /**
@@ -79,8 +71,6 @@ export function limitConnections(server: Server, config: CoreConfig, busy: (sock
 export class HttpTransport {
   readonly #server: Server;
   readonly #service: RpcPostService;
-  /** Requests being answered, per connection. */
-  readonly #busy = new Map<Socket, number>();
   #operator: Promise<RequestListener> | undefined;
   #inFlight = 0;
   #drained: (() => void) | undefined;
@@ -97,7 +87,7 @@ export class HttpTransport {
       parseError: Dispatcher.PARSE_ERROR,
     });
     this.#server = createServer(httpServerOptions(config), (req, res) => this.#serve(req, res));
-    limitConnections(this.#server, config, (socket) => this.#busy.has(socket));
+    limitConnections(this.#server, config);
   }
 
   /** Starts listening; resolves to the bound address (port 0 picks a free one). */
@@ -129,9 +119,7 @@ export class HttpTransport {
       res.end(BAD_TARGET_TEXT);
       return;
     }
-    const { socket } = req;
     this.#inFlight++;
-    this.#busy.set(socket, (this.#busy.get(socket) ?? 0) + 1);
     let done = false;
     const finished = (error?: Error): void => {
       if (done) return;
@@ -141,9 +129,6 @@ export class HttpTransport {
         if (!res.headersSent) res.statusCode = 500;
         res.end();
       }
-      const left = this.#busy.get(socket)! - 1;
-      if (left === 0) this.#busy.delete(socket);
-      else this.#busy.set(socket, left);
       if (--this.#inFlight === 0) this.#drained?.();
     };
     if (req.method === 'POST') this.#servePost(req, res, finished);

@@ -37,8 +37,7 @@ export class WsTransport {
       res.writeHead(426, ['Content-Type', 'text/plain', 'Content-Length', String(UPGRADE_REQUIRED.length)]);
       res.end(UPGRADE_REQUIRED);
     });
-    // Only sockets not yet upgraded time out: ws takes upgraded ones out of node:http's timeouts.
-    limitConnections(http, this.config, () => false);
+    limitConnections(http, this.config);
     const server = new WebSocketServer({
       server: http,
       // ws's default is 100 MiB; larger frames close the connection with 1009.
