@@ -47,7 +47,7 @@ export function httpServerOptions(config: CoreConfig): Parameters<typeof createS
     requestTimeout: config.evm.read_timeout,
     headersTimeout,
     // How often the two timeouts above are checked (node's default is every 30 s).
-    connectionsCheckingInterval: Math.max(10, Math.min(1000, headersTimeout / 2)),
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.ceil(headersTimeout / 2))),
     keepAliveTimeout: config.evm.idle_timeout,
   };
 }
