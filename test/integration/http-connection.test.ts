@@ -29,6 +29,20 @@ describe('HTTP connections', () => {
     client.destroy();
   });
 
+  it('stops reading a pipelining connection with 64 calls in flight until one is answered', async () => {
+    const client = await RawClient.open(node.url);
+    // About 200 KiB: node:http reads it in several pieces, and starts every call of a piece it read.
+    const count = 2000;
+    client.write(Array.from({ length: count }, (_, id) => post(call('fixture_concurrent', ['0x14'], id))).join(''));
+    const answers = await client.responses(count, 30_000);
+    expect(answers.map((answer) => (JSON.parse(answer.body) as { id: number }).id)).to.deep.equal(
+      Array.from({ length: count }, (_, id) => id),
+    );
+    const peak = Math.max(...answers.map((answer) => Number(resultOf(answer))));
+    expect(peak).to.be.within(64, 64 + 700);
+    client.destroy();
+  });
+
   it('reads a pipelined request whose first bytes come in the same read as the request before it', async () => {
     const client = await RawClient.open(node.url);
     const second = post(call('eth_chainId', [], 2));

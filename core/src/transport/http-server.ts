@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { ConnectionLimits } from './connection-limits.js';
@@ -16,6 +16,32 @@ type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<vo
 
 /** The limit on a request line and its headers together (431 beyond), as node:http's default. */
 const MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * Requests one connection may have in flight before it stops being read, until one is answered.
+ * node:http stops reading a connection whose answers are not read, but answers that take long
+ * (slow calls) queue no output: without this a pipelining client could start any number of calls.
+ */
+const MAX_PIPELINED = 64;
+
+/**
+ * A connection as node:http holds it. `_paused` is its own flag for a connection it stopped
+ * reading (a client that does not read its answers): while it is set, node:http resumes the
+ * socket only through its drain handler, and pauses its parser after the bytes in hand.
+ */
+type HttpSocket = Socket & { _paused?: boolean; parser?: { resume(): void } | null };
+
+function stopReading(socket: HttpSocket): void {
+  socket._paused = true;
+  socket.pause();
+}
+
+function resumeReading(socket: HttpSocket): void {
+  if (socket._paused !== true) return;
+  socket._paused = false;
+  socket.parser?.resume();
+  socket.resume();
+}
 
 const BAD_TARGET_TEXT = 'malformed request target\n';
 const BAD_TARGET = ['Content-Type', 'text/plain; charset=utf-8', 'Connection', 'close'];
@@ -71,6 +97,8 @@ export function limitConnections(server: Server, config: CoreConfig): void {
 export class HttpTransport {
   readonly #server: Server;
   readonly #service: RpcPostService;
+  /** Requests in flight per connection. */
+  readonly #pipelined = new WeakMap<Socket, number>();
   #operator: Promise<RequestListener> | undefined;
   #inFlight = 0;
   #drained: (() => void) | undefined;
@@ -120,6 +148,10 @@ export class HttpTransport {
       return;
     }
     this.#inFlight++;
+    const { socket } = req;
+    const pipelined = (this.#pipelined.get(socket) ?? 0) + 1;
+    this.#pipelined.set(socket, pipelined);
+    if (pipelined >= MAX_PIPELINED) stopReading(socket);
     let done = false;
     const finished = (error?: Error): void => {
       if (done) return;
@@ -129,6 +161,10 @@ export class HttpTransport {
         if (!res.headersSent) res.statusCode = 500;
         res.end();
       }
+      const left = this.#pipelined.get(socket)! - 1;
+      this.#pipelined.set(socket, left);
+      // Were its answers not read, node:http would pause it again at its next request.
+      if (left === MAX_PIPELINED - 1) resumeReading(socket);
       if (--this.#inFlight === 0) this.#drained?.();
     };
     if (req.method === 'POST') this.#servePost(req, res, finished);
