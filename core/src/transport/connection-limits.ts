@@ -24,11 +24,6 @@ export class ConnectionLimits {
 
   constructor(private readonly options: ConnectionLimitOptions) {}
 
-  /** Connections open now (those refused are not counted). */
-  get open(): number {
-    return this.#open;
-  }
-
   /** Counts `server`'s connections from now on and refuses those over a cap. */
   attach(server: Server): this {
     server.on('connection', (socket: Socket) => this.admit(socket));
