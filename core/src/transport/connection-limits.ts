@@ -1,6 +1,12 @@
 import type { Server, Socket } from 'node:net';
 import { peerAddress } from './peer-address.js';
 
+/**
+ * Requests (HTTP) or messages (WebSocket) one connection may have in flight before it stops being
+ * read, until one is answered: a client that pipelines slow calls cannot start any number of them.
+ */
+export const MAX_IN_FLIGHT_PER_CONNECTION = 64;
+
 /** Caps on the connections one port holds open. */
 export interface ConnectionLimitOptions {
   /** Most connections open at once, from every client together. */

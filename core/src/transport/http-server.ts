@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import { ConnectionLimits } from './connection-limits.js';
+import { ConnectionLimits, MAX_IN_FLIGHT_PER_CONNECTION } from './connection-limits.js';
 import { allowedOrigin } from './cors-policy.js';
 import { RpcPostService, type PostAnswer, type PostHeaders } from './rpc-post.js';
 import type { CoreConfig } from '../config/core-schema.js';
@@ -16,13 +16,6 @@ type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<vo
 
 /** The limit on a request line and its headers together (431 beyond), as node:http's default. */
 const MAX_HEADER_BYTES = 16 * 1024;
-
-/**
- * Requests one connection may have in flight before it stops being read, until one is answered.
- * node:http stops reading a connection whose answers are not read, but answers that take long
- * (slow calls) queue no output: without this a pipelining client could start any number of calls.
- */
-const MAX_PIPELINED = 64;
 
 /**
  * A connection as node:http holds it. `_paused` is its own flag for a connection it stopped
@@ -91,7 +84,9 @@ export function limitConnections(server: Server, config: CoreConfig): void {
  * koa application for everything else: the load-balancer probe on GET /, /health, Prometheus
  * /metrics, CORS preflight and 405s. koa is loaded with the first such request: its modules would
  * add about 60 ms to every start. node:http keeps pipelined answers in order and stops reading a
- * connection whose answers are not read (it pauses the socket until they drain).
+ * connection whose answers are not read (it pauses the socket until they drain); slow answers
+ * queue no output, so a connection also stops being read while it has
+ * {@link MAX_IN_FLIGHT_PER_CONNECTION} requests in flight.
  */
 @injectable()
 export class HttpTransport {
@@ -151,7 +146,7 @@ export class HttpTransport {
     const { socket } = req;
     const pipelined = (this.#pipelined.get(socket) ?? 0) + 1;
     this.#pipelined.set(socket, pipelined);
-    if (pipelined >= MAX_PIPELINED) stopReading(socket);
+    if (pipelined >= MAX_IN_FLIGHT_PER_CONNECTION) stopReading(socket);
     let done = false;
     const finished = (error?: Error): void => {
       if (done) return;
@@ -164,7 +159,7 @@ export class HttpTransport {
       const left = this.#pipelined.get(socket)! - 1;
       this.#pipelined.set(socket, left);
       // Were its answers not read, node:http would pause it again at its next request.
-      if (left === MAX_PIPELINED - 1) resumeReading(socket);
+      if (left === MAX_IN_FLIGHT_PER_CONNECTION - 1) resumeReading(socket);
       if (--this.#inFlight === 0) this.#drained?.();
     };
     if (req.method === 'POST') this.#servePost(req, res, finished);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { inject, injectable } from '../di/decorators.js';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { MAX_IN_FLIGHT_PER_CONNECTION } from './connection-limits.js';
 import { httpServerOptions, limitConnections } from './http-server.js';
 import { WsConnection } from './ws-connection.js';
 import type { CoreConfig } from '../config/core-schema.js';
@@ -14,7 +15,8 @@ import { RpcRequest } from '../rpc/rpc-request.js';
 const UPGRADE_REQUIRED = STATUS_CODES[426]!;
 
 /**
- * JSON-RPC over WebSocket: one dispatcher for every message, batches included. ws handles the
+ * JSON-RPC over WebSocket: one dispatcher for every message, batches included; a connection with
+ * {@link MAX_IN_FLIGHT_PER_CONNECTION} messages in flight stops being read. ws handles the
  * upgrades of a node:http server of ours, which caps connections and times out silent ones as the
  * HTTP port does, and answers plain HTTP requests with 426 as ws's own server would.
  */
@@ -72,7 +74,13 @@ export class WsTransport {
 
   #accept(socket: WebSocket): void {
     const connection = new WsConnection(`ws-${++this.#nextConnectionId}`, socket);
-    socket.on('message', (data) => void this.#serve(connection, data));
+    let inFlight = 0;
+    socket.on('message', (data) => {
+      if (++inFlight === MAX_IN_FLIGHT_PER_CONNECTION) socket.pause();
+      void this.#serve(connection, data).finally(() => {
+        if (inFlight-- === MAX_IN_FLIGHT_PER_CONNECTION) socket.resume();
+      });
+    });
     socket.on('error', (error) => this.logger.debug({ err: error, connection: connection.id }, 'WebSocket error'));
     socket.on('close', () => {
       connection.closed();
