@@ -37,6 +37,8 @@ export { BATCH_CONCURRENCY, runBoundedBatch } from './rpc/bounded-batch.js';
 export type { BoundedBatchOptions, BoundedBatchRun } from './rpc/bounded-batch.js';
 export { ClientQuota } from './rpc/client-quota.js';
 export { FailFastLimiter } from './rpc/fail-fast-limiter.js';
+export { ConnectionLimits } from './transport/connection-limits.js';
+export type { ConnectionLimitOptions } from './transport/connection-limits.js';
 export { decodeStorageKey, storageKey } from './rpc/storage-key-codec.js';
 
 export { ErrorCode } from './errors/codes.js';

@@ -6,6 +6,8 @@ export { Dispatcher } from './rpc/dispatcher.js';
 export { MethodRegistry } from './rpc/method-registry.js';
 export { RequestHooks } from './rpc/request-hooks.js';
 export { RpcRequest } from './rpc/rpc-request.js';
+export { chooseEncoding } from './transport/response-compression.js';
+export { isValidTarget } from './transport/http-server.js';
 export { decodeParams } from './rpc/decode-params.js';
 export { loadNodeConfig, readConfigLayers } from './config/load-config.js';
 export { coreSchema } from './config/core-schema.js';

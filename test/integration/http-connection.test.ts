@@ -1,88 +1,9 @@
-import { connect, type Socket } from 'node:net';
 import { expect } from 'chai';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { fixturePlugin } from '../support/plugins/paths.js';
+import { call, post, RawClient, type RawResponse } from '../support/raw-http.js';
 
 const CHAIN_ID = '0xae3f2';
-
-function call(method: string, params: unknown[] = [], id = 1): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, method, params });
-}
-
-function post(body: string, extraHeaders = ''): string {
-  return (
-    `POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\n${extraHeaders}\r\n${body}`
-  );
-}
-
-/** A raw TCP client: HTTP/1.1 written by hand, everything read kept as text. */
-class RawClient {
-  readonly #socket: Socket;
-  #received = '';
-  readonly ended: Promise<void>;
-
-  private constructor(socket: Socket) {
-    this.#socket = socket;
-    socket.setEncoding('latin1');
-    socket.on('data', (text: string) => (this.#received += text));
-    this.ended = new Promise((resolve) => socket.once('close', () => resolve()));
-  }
-
-  static open(url: string): Promise<RawClient> {
-    const { hostname, port } = new URL(url);
-    return new Promise((resolve, reject) => {
-      const socket = connect(Number(port), hostname, () => resolve(new RawClient(socket)));
-      socket.once('error', reject);
-    });
-  }
-
-  write(text: string): void {
-    this.#socket.write(text);
-  }
-
-  /** Waits until `count` complete responses have arrived and returns them, with bodies. */
-  async responses(count: number, timeoutMs = 5000): Promise<RawResponse[]> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const parsed = parseResponses(this.#received);
-      if (parsed.length >= count) return parsed;
-      if (Date.now() > deadline) throw new Error(`got ${parsed.length} of ${count} responses: ${this.#received}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-
-  destroy(): void {
-    this.#socket.destroy();
-  }
-}
-
-interface RawResponse {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-}
-
-/** Responses with a Content-Length (the node always sends one), in order. */
-function parseResponses(text: string): RawResponse[] {
-  const responses: RawResponse[] = [];
-  let rest = text;
-  for (;;) {
-    const headEnd = rest.indexOf('\r\n\r\n');
-    if (headEnd === -1) return responses;
-    const [statusLine, ...lines] = rest.slice(0, headEnd).split('\r\n');
-    const headers: Record<string, string> = {};
-    for (const line of lines) {
-      const colon = line.indexOf(':');
-      headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
-    }
-    const status = Number(statusLine!.split(' ')[1]);
-    const length = Number(headers['content-length'] ?? 0);
-    if (rest.length < headEnd + 4 + length) return responses;
-    responses.push({ status, headers, body: rest.slice(headEnd + 4, headEnd + 4 + length) });
-    rest = rest.slice(headEnd + 4 + length);
-  }
-}
 
 function resultOf(response: RawResponse): unknown {
   return (JSON.parse(response.body) as { result: unknown }).result;
@@ -105,6 +26,21 @@ describe('HTTP connections', () => {
     expect(JSON.parse(slow!.body)).to.deep.equal({ jsonrpc: '2.0', id: 1, result: 'awake' });
     expect(JSON.parse(fast!.body)).to.deep.equal({ jsonrpc: '2.0', id: 2, result: CHAIN_ID });
     expect(slow!.headers.date).to.match(/ GMT$/);
+    client.destroy();
+  });
+
+  it('stops reading a pipelining connection with 64 calls in flight until one is answered', async () => {
+    const client = await RawClient.open(node.url);
+    // About 200 KiB: node:http reads it in several pieces, and starts every call of a piece it read.
+    const count = 2000;
+    client.write(Array.from({ length: count }, (_, id) => post(call('fixture_concurrent', ['0x14'], id))).join(''));
+    const answers = await client.responses(count, 30_000);
+    expect(answers.map((answer) => (JSON.parse(answer.body) as { id: number }).id)).to.deep.equal(
+      Array.from({ length: count }, (_, id) => id),
+    );
+    const peak = Math.max(...answers.map((answer) => Number(resultOf(answer))));
+    // Beyond 64, at most the requests of one 64 KiB read.
+    expect(peak).to.be.within(64, 64 + Math.ceil(65_536 / post(call('fixture_concurrent', ['0x14'], 0)).length));
     client.destroy();
   });
 

@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import { brotliDecompressSync, gunzipSync, inflateRawSync } from 'node:zlib';
 import { expect } from 'chai';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
@@ -226,79 +227,105 @@ describe('HTTP transport', () => {
       expect(preflight.headers.get('access-control-allow-methods')).to.include('POST');
     });
 
-    it('gzips a response when the client asks', async () => {
-      const batch = JSON.stringify(
-        Array.from({ length: 50 }, (_, index) => ({ jsonrpc: '2.0', id: index, method: 'web3_clientVersion' })),
-      );
-      const response = await fetch(node.url, {
-        method: 'POST',
-        body: batch,
-        headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' },
+    describe('compression', () => {
+      // Answers to loopback clients are never compressed: these tests reach the node through an
+      // address of this machine that is not loopback.
+      let remote: TestNode;
+      let remoteUrl: string;
+      before(async function () {
+        const address = Object.values(networkInterfaces())
+          .flat()
+          .find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address;
+        if (address === undefined) return this.skip();
+        remote = await startTestNode({
+          plugins: ['eth-query', fixturePlugin('fixture-rpc')],
+          config: { evm: { listen_address: '0.0.0.0' } },
+        });
+        remoteUrl = `http://${address}:${new URL(remote.url).port}`;
       });
-      expect(response.headers.get('content-encoding')).to.equal('gzip');
-      expect(await response.json()).to.have.length(50);
-    });
+      after(() => remote?.stop());
 
-    /** Posts a batch of 100 `fixture_big` calls, over 256 KiB answered, and returns the raw answer. */
-    const postLargeBatch = (acceptEncoding: string) =>
-      new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      it('gzips a response when a remote client asks', async () => {
         const batch = JSON.stringify(
-          Array.from({ length: 100 }, (_, index) => ({ jsonrpc: '2.0', id: index, method: 'fixture_big' })),
-        );
-        const request = httpRequest(
-          node.url,
-          { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': acceptEncoding } },
-          (response) => {
-            const chunks: Buffer[] = [];
-            response.on('data', (chunk: Buffer) => chunks.push(chunk));
-            response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
-          },
-        );
-        request.on('error', reject);
-        request.end(batch);
-      });
-
-    const expectLargeBatchAnswer = (text: Buffer) => {
-      expect(text.length).to.be.greaterThan(256 * 1024);
-      const answers = JSON.parse(text.toString('utf8')) as { id: number; result: unknown[] }[];
-      expect(answers.map(({ id }) => id)).to.deep.equal(Array.from({ length: 100 }, (_, index) => index));
-      for (const { result } of answers) expect(result).to.have.length(4096);
-    };
-
-    it('gzips a large answer at the fastest level, as one ordinary gzip member with its length', async () => {
-      const { headers, body } = await postLargeBatch('gzip, deflate');
-      expect(headers['content-encoding']).to.equal('gzip');
-      expect(Number(headers['content-length'])).to.equal(body.length);
-      const text = gunzipSync(body);
-      // One member: the raw deflate stream between the header and the trailer holds the whole answer.
-      expect(inflateRawSync(body.subarray(10, -8)).equals(text)).to.equal(true);
-      expectLargeBatchAnswer(text);
-    });
-
-    it('compresses a large answer with brotli when the client takes it, and small ones with gzip', async () => {
-      const { headers, body } = await postLargeBatch('gzip, deflate, br');
-      expect(headers['content-encoding']).to.equal('br');
-      expect(Number(headers['content-length'])).to.equal(body.length);
-      expectLargeBatchAnswer(brotliDecompressSync(body));
-      const small = await fetch(node.url, {
-        method: 'POST',
-        body: JSON.stringify(
           Array.from({ length: 50 }, (_, index) => ({ jsonrpc: '2.0', id: index, method: 'web3_clientVersion' })),
-        ),
-        headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate, br' },
+        );
+        const response = await fetch(remoteUrl, {
+          method: 'POST',
+          body: batch,
+          headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' },
+        });
+        expect(response.headers.get('content-encoding')).to.equal('gzip');
+        expect(await response.json()).to.have.length(50);
       });
-      expect(small.headers.get('content-encoding')).to.equal('gzip');
-      expect(await small.json()).to.have.length(50);
-    });
 
-    it('does not compress when the client does not ask', async () => {
-      const response = await post(node.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'fixture_big' }), {
-        'content-type': 'application/json',
-        'accept-encoding': 'identity',
+      /** Posts a batch of 100 `fixture_big` calls, over 256 KiB answered, and returns the raw answer. */
+      const postLargeBatch = (acceptEncoding: string, url = remoteUrl) =>
+        new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+          const batch = JSON.stringify(
+            Array.from({ length: 100 }, (_, index) => ({ jsonrpc: '2.0', id: index, method: 'fixture_big' })),
+          );
+          const request = httpRequest(
+            url,
+            { method: 'POST', headers: { 'content-type': 'application/json', 'accept-encoding': acceptEncoding } },
+            (response) => {
+              const chunks: Buffer[] = [];
+              response.on('data', (chunk: Buffer) => chunks.push(chunk));
+              response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
+            },
+          );
+          request.on('error', reject);
+          request.end(batch);
+        });
+
+      const expectLargeBatchAnswer = (text: Buffer) => {
+        expect(text.length).to.be.greaterThan(256 * 1024);
+        const answers = JSON.parse(text.toString('utf8')) as { id: number; result: unknown[] }[];
+        expect(answers.map(({ id }) => id)).to.deep.equal(Array.from({ length: 100 }, (_, index) => index));
+        for (const { result } of answers) expect(result).to.have.length(4096);
+      };
+
+      it('gzips a large answer at the fastest level, as one ordinary gzip member with its length', async () => {
+        const { headers, body } = await postLargeBatch('gzip, deflate');
+        expect(headers['content-encoding']).to.equal('gzip');
+        expect(Number(headers['content-length'])).to.equal(body.length);
+        const text = gunzipSync(body);
+        // One member: the raw deflate stream between the header and the trailer holds the whole answer.
+        expect(inflateRawSync(body.subarray(10, -8)).equals(text)).to.equal(true);
+        expectLargeBatchAnswer(text);
       });
-      expect(response.headers.get('content-encoding')).to.equal(null);
-      expect(JSON.parse(response.text).result).to.have.length(4096);
-      expect(() => gunzipSync(Buffer.from(response.text))).to.throw();
+
+      it('compresses a large answer with brotli when the client takes it, and small ones with gzip', async () => {
+        const { headers, body } = await postLargeBatch('gzip, deflate, br');
+        expect(headers['content-encoding']).to.equal('br');
+        expect(Number(headers['content-length'])).to.equal(body.length);
+        expectLargeBatchAnswer(brotliDecompressSync(body));
+        const small = await fetch(remoteUrl, {
+          method: 'POST',
+          body: JSON.stringify(
+            Array.from({ length: 50 }, (_, index) => ({ jsonrpc: '2.0', id: index, method: 'web3_clientVersion' })),
+          ),
+          headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip, deflate, br' },
+        });
+        expect(small.headers.get('content-encoding')).to.equal('gzip');
+        expect(await small.json()).to.have.length(50);
+      });
+
+      it('answers a loopback client uncompressed, whatever it asks', async () => {
+        const { headers, body } = await postLargeBatch('gzip, deflate, br', node.url);
+        expect(headers['content-encoding']).to.equal(undefined);
+        expect(Number(headers['content-length'])).to.equal(body.length);
+        expectLargeBatchAnswer(body);
+      });
+
+      it('does not compress when the client does not ask', async () => {
+        const response = await post(remoteUrl, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'fixture_big' }), {
+          'content-type': 'application/json',
+          'accept-encoding': 'identity',
+        });
+        expect(response.headers.get('content-encoding')).to.equal(null);
+        expect(JSON.parse(response.text).result).to.have.length(4096);
+        expect(() => gunzipSync(Buffer.from(response.text))).to.throw();
+      });
     });
 
     it('sends the response headers calls ask for', async () => {

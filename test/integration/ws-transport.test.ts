@@ -80,6 +80,20 @@ describe('WebSocket transport', () => {
     });
   });
 
+  it('stops reading a connection with 64 messages in flight until one is answered', async () => {
+    const client = await WsClient.connect(node.wsUrl);
+    // Sent at once: ws reads them in pieces, and starts every call of a piece it read.
+    const ids = Array.from({ length: 2000 }, (_, id) => id);
+    const answers = await Promise.all(ids.map((id) => client.call('fixture_concurrent', ['0x14'], id)));
+    expect(answers.map((answer: { id: number }) => answer.id)).to.deep.equal(ids);
+    const peak = Math.max(...answers.map((answer: { result: number }) => answer.result));
+    // Beyond 64, at most the messages of one 64 KiB read (6 bytes of frame header each).
+    const smallest =
+      JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'fixture_concurrent', params: ['0x14'] }).length + 6;
+    expect(peak).to.be.within(64, 64 + Math.ceil(65_536 / smallest));
+    client.close();
+  });
+
   it('disconnects a client that does not read rather than buffering without bound', async () => {
     const client = await WsClient.connect(node.wsUrl);
     // The client stops reading: everything the node sends piles up in its buffers.

@@ -62,6 +62,8 @@ describe('configuration', () => {
       max_subscriptions_per_connection: 1000,
       // 1 on local; public networks share fairly.
       max_client_share: 1,
+      max_open_connections: 10_000,
+      max_connections_per_ip: 1000,
       slow: false,
     });
     const testnet = load({ home: '/nonexistent', flags: ['--node.network', 'testnet'] }).core.evm;

@@ -46,6 +46,8 @@ export interface CoreConfig {
     readonly max_subscriptions_logs: number;
     readonly max_subscriptions_per_connection: number;
     readonly max_client_share: number;
+    readonly max_open_connections: number;
+    readonly max_connections_per_ip: number;
   };
   readonly consensus: {
     readonly block_time: number;
@@ -212,6 +214,16 @@ export const coreSchema = {
         'that one client (a remote address over HTTP, a connection over WebSocket) may hold, rounded up.',
       format: 'fraction',
       default: 0.25,
+    },
+    max_open_connections: {
+      doc: 'Most connections each port (HTTP, WebSocket) holds open at once; more are closed as they arrive.',
+      format: 'nat',
+      default: 10_000,
+    },
+    max_connections_per_ip: {
+      doc: 'Most connections each port holds open at once from one remote address; more are closed as they arrive.',
+      format: 'nat',
+      default: 1000,
     },
   },
   consensus: {

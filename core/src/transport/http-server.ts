@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
+import { ConnectionLimits, MAX_IN_FLIGHT_PER_CONNECTION } from './connection-limits.js';
 import { allowedOrigin } from './cors-policy.js';
-import { RpcConnection, type ConnectionHost } from './rpc-connection.js';
 import { RpcPostService, type PostAnswer, type PostHeaders } from './rpc-post.js';
 import { hostCheck, INVALID_HOST, type HostCheck } from './virtual-hosts.js';
 import type { CoreConfig } from '../config/core-schema.js';
@@ -16,24 +16,87 @@ import { Dispatcher } from '../rpc/dispatcher.js';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
+/** The limit on a request line and its headers together (431 beyond), as node:http's default. */
+const MAX_HEADER_BYTES = 16 * 1024;
+
 /**
- * HTTP: JSON-RPC on POST (any path, as geth), and a koa application for everything else: the
- * load-balancer probe on GET /, /health, Prometheus /metrics, CORS preflight and 405s.
- *
- * Connections start on the JSON-RPC fast path ({@link RpcConnection}); the first request of
- * another method hands its connection to a node:http server, which serves it from then on, POSTs
- * included (through the same {@link RpcPostService}). koa is loaded with the first such request:
- * its modules would add about 60 ms to every start.
+ * A connection as node:http holds it. `_paused` is its own flag for a connection it stopped
+ * reading (a client that does not read its answers): while it is set, node:http resumes the
+ * socket only through its drain handler, and pauses its parser after the bytes in hand.
+ */
+type HttpSocket = Socket & { _paused?: boolean; parser?: { resume(): void } | null };
+
+function stopReading(socket: HttpSocket): void {
+  socket._paused = true;
+  socket.pause();
+}
+
+function resumeReading(socket: HttpSocket): void {
+  if (socket._paused !== true) return;
+  socket._paused = false;
+  socket.parser?.resume();
+  socket.resume();
+}
+
+const BAD_TARGET_TEXT = 'malformed request target\n';
+const BAD_TARGET = ['Content-Type', 'text/plain; charset=utf-8', 'Connection', 'close'];
+
+/**
+ * True for a request target the server can answer: a path (origin form), an absolute URL, or `*`.
+ * A `%` must start an escape. Go's server (geth) refuses the others with 400, and koa's URL
+ * parsing throws on some of them.
+ */
+export function isValidTarget(target: string): boolean {
+  if (target === '/' || target === '*') return true;
+  if (/%(?![0-9a-fA-F]{2})/.test(target)) return false;
+  if (target.startsWith('/')) return true;
+  return URL.canParse(target);
+}
+
+/**
+ * The server options that make node:http (llhttp, strict) the one HTTP parser: it answers
+ * malformed framing with 400, oversized heads with 431, and with 408 a head not read whole within
+ * `min(read_timeout, 60 s)` of the connection or the request's start (a connection that sends
+ * nothing included) and a request not read whole within `read_timeout`; then it closes the
+ * connection.
+ */
+export function httpServerOptions(config: CoreConfig): Parameters<typeof createServer>[0] {
+  const headersTimeout = Math.min(config.evm.read_timeout, 60_000);
+  return {
+    insecureHTTPParser: false,
+    maxHeaderSize: MAX_HEADER_BYTES,
+    requestTimeout: config.evm.read_timeout,
+    headersTimeout,
+    // How often the two timeouts above are checked (node's default is every 30 s).
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.ceil(headersTimeout / 2))),
+    keepAliveTimeout: config.evm.idle_timeout,
+  };
+}
+
+/** Caps `server`'s connections by `[evm] max_open_connections` and `max_connections_per_ip`. */
+export function limitConnections(server: Server, config: CoreConfig): void {
+  new ConnectionLimits({
+    maxOpen: config.evm.max_open_connections,
+    maxPerAddress: config.evm.max_connections_per_ip,
+  }).attach(server);
+}
+
+/**
+ * HTTP on node:http: JSON-RPC on POST (any path, as geth) through {@link RpcPostService}, and a
+ * koa application for everything else: the load-balancer probe on GET /, /health, Prometheus
+ * /metrics, CORS preflight and 405s. koa is loaded with the first such request: its modules would
+ * add about 60 ms to every start. node:http keeps pipelined answers in order and stops reading a
+ * connection whose answers are not read (it pauses the socket until they drain); slow answers
+ * queue no output, so a connection also stops being read while it has
+ * {@link MAX_IN_FLIGHT_PER_CONNECTION} requests in flight.
  */
 @injectable()
-export class HttpTransport implements ConnectionHost {
-  readonly #listener: NetServer;
-  readonly #http: Server;
-  readonly service: RpcPostService;
+export class HttpTransport {
+  readonly #server: Server;
+  readonly #service: RpcPostService;
   readonly #hostAllowed: HostCheck;
-  readonly readTimeoutMs: number;
-  readonly idleTimeoutMs: number;
-  readonly #connections = new Set<RpcConnection>();
+  /** Requests in flight per connection. */
+  readonly #pipelined = new WeakMap<Socket, number>();
   #operator: Promise<RequestListener> | undefined;
   #inFlight = 0;
   #drained: (() => void) | undefined;
@@ -46,84 +109,64 @@ export class HttpTransport implements ConnectionHost {
     @inject(CoreTokens.KeyRing) keys: KeyRing,
   ) {
     this.#hostAllowed = hostCheck(config.evm.vhosts, keys);
-    this.service = new RpcPostService(dispatcher, {
+    this.#service = new RpcPostService(dispatcher, {
       bodyLimit: config.evm.max_request_body_bytes,
       corsOrigins: config.evm.cors_origins,
       parseError: Dispatcher.PARSE_ERROR,
       hostAllowed: this.#hostAllowed,
     });
-    this.readTimeoutMs = config.evm.read_timeout;
-    this.idleTimeoutMs = config.evm.idle_timeout;
-    this.#listener = createNetServer((socket) => this.#connections.add(new RpcConnection(socket, this)));
-    this.#http = createServer((req, res) => this.#serve(req, res));
-    this.#http.requestTimeout = config.evm.read_timeout;
-    this.#http.headersTimeout = Math.min(config.evm.read_timeout, 60_000);
-    this.#http.keepAliveTimeout = config.evm.idle_timeout;
+    this.#server = createServer(httpServerOptions(config), (req, res) => this.#serve(req, res));
+    limitConnections(this.#server, config);
   }
 
   /** Starts listening; resolves to the bound address (port 0 picks a free one). */
   listen(): Promise<AddressInfo> {
     return new Promise((resolve, reject) => {
-      this.#listener.once('error', reject);
-      this.#listener.listen(this.config.evm.http_port, this.config.evm.listen_address, () => {
-        this.#listener.off('error', reject);
-        // node:http tracks its connections (for the read timeouts and closing) from 'listening'
-        // on; it is handed connections rather than accepting them.
-        this.#http.emit('listening');
-        resolve(this.#listener.address() as AddressInfo);
+      this.#server.once('error', reject);
+      this.#server.listen(this.config.evm.http_port, this.config.evm.listen_address, () => {
+        this.#server.off('error', reject);
+        resolve(this.#server.address() as AddressInfo);
       });
     });
   }
 
   /** Stops accepting, lets in-flight requests finish (up to `timeoutMs`), then closes every connection. */
   async close(timeoutMs: number): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.#listener.close(() => resolve()));
-    for (const connection of this.#connections) connection.close();
-    this.#http.closeIdleConnections();
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#server.closeIdleConnections();
     if (this.#inFlight > 0) {
       const drained = new Promise<void>((resolve) => (this.#drained = resolve));
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
     }
-    this.#http.closeAllConnections();
-    this.#http.close(() => undefined);
-    for (const connection of this.#connections) connection.close(true);
+    this.#server.closeAllConnections();
     await closed;
   }
 
-  handOff(socket: Socket, unread: Buffer): void {
-    socket.unshift(unread);
-    this.#http.emit('connection', socket);
-  }
-
-  requestStarted(): void {
-    this.#inFlight++;
-  }
-
-  requestFinished(): void {
-    if (--this.#inFlight === 0) this.#drained?.();
-  }
-
-  failed(error: Error): void {
-    this.logger.error({ err: error }, 'HTTP request failed');
-  }
-
-  closed(connection: RpcConnection): void {
-    this.#connections.delete(connection);
-  }
-
-  /** A request on a handed-off connection. */
   #serve(req: IncomingMessage, res: ServerResponse): void {
-    this.requestStarted();
+    if (!isValidTarget(req.url ?? '')) {
+      res.writeHead(400, [...BAD_TARGET, 'Content-Length', String(BAD_TARGET_TEXT.length)]);
+      res.end(BAD_TARGET_TEXT);
+      return;
+    }
+    this.#inFlight++;
+    const { socket } = req;
+    const pipelined = (this.#pipelined.get(socket) ?? 0) + 1;
+    this.#pipelined.set(socket, pipelined);
+    if (pipelined >= MAX_IN_FLIGHT_PER_CONNECTION) stopReading(socket);
     let done = false;
     const finished = (error?: Error): void => {
       if (done) return;
       done = true;
       if (error !== undefined) {
-        this.failed(error);
+        this.logger.error({ err: error }, 'HTTP request failed');
         if (!res.headersSent) res.statusCode = 500;
         res.end();
       }
-      this.requestFinished();
+      const left = this.#pipelined.get(socket)! - 1;
+      this.#pipelined.set(socket, left);
+      // Were its answers not read, node:http would pause it again at its next request.
+      if (left === MAX_IN_FLIGHT_PER_CONNECTION - 1) resumeReading(socket);
+      if (--this.#inFlight === 0) this.#drained?.();
     };
     if (req.method === 'POST') this.#servePost(req, res, finished);
     else this.#serveOperator(req, res).then(() => finished(), finished);
@@ -145,21 +188,23 @@ export class HttpTransport implements ConnectionHost {
       res.end(answer.body);
       finished();
     };
-    const refusal = this.service.refusal(headers);
+    const refusal = this.#service.refusal(headers);
     if (refusal !== undefined) return write(refusal);
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > this.service.bodyLimit) {
-        req.removeAllListeners('data');
-        write(this.service.tooLarge(headers));
+      if (size > this.#service.bodyLimit) {
+        req.off('data', onData);
+        write(this.#service.tooLarge(headers));
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => {
-      if (size <= this.service.bodyLimit) this.service.answer(Buffer.concat(chunks), headers, write);
+      if (size > this.#service.bodyLimit) return;
+      this.#service.answer(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), headers, write);
     });
     // A client that went away has nothing to answer.
     req.on('error', () => finished());

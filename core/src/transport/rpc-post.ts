@@ -17,7 +17,7 @@ export interface RpcPostOptions {
   readonly hostAllowed: HostCheck;
 }
 
-/** The request headers a JSON-RPC POST is answered by, whichever HTTP server read them. */
+/** What a JSON-RPC POST's answer depends on beside its body: request headers and the peer. */
 export interface PostHeaders {
   readonly contentLength: string | undefined;
   readonly contentType: string | undefined;
@@ -25,7 +25,7 @@ export interface PostHeaders {
   readonly host: string | undefined;
   readonly acceptEncoding: string | undefined;
   readonly requestId: string | undefined;
-  /** The peer's address: the client identity behind per-client shares. */
+  /** The peer's address: the client identity behind per-client shares; loopback peers get answers uncompressed. */
   readonly remoteAddress: string | undefined;
 }
 
@@ -119,7 +119,7 @@ export class RpcPostService {
     sink: AnswerSink,
   ): void {
     const list = this.#headerList('application/json', headers, extraHeaders);
-    const encoded = encodeResponse(text, headers.acceptEncoding);
+    const encoded = encodeResponse(text, headers.acceptEncoding, headers.remoteAddress);
     if (encoded instanceof Promise) {
       encoded.then((compressed) => sink(answerOf(status, list, compressed, false)), sink);
     } else {

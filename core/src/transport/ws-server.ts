@@ -1,7 +1,10 @@
+import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { inject, injectable } from '../di/decorators.js';
 import { WebSocketServer, type RawData, type VerifyClientCallbackAsync, type WebSocket } from 'ws';
+import { MAX_IN_FLIGHT_PER_CONNECTION } from './connection-limits.js';
+import { httpServerOptions, limitConnections } from './http-server.js';
 import { WsConnection } from './ws-connection.js';
 import { hostCheck, INVALID_HOST } from './virtual-hosts.js';
 import type { CoreConfig } from '../config/core-schema.js';
@@ -11,9 +14,17 @@ import { InternalTokens } from '../node/internal-tokens.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
 import { RpcRequest } from '../rpc/rpc-request.js';
 
-/** JSON-RPC over WebSocket: one dispatcher for every message, batches included. */
+const UPGRADE_REQUIRED = STATUS_CODES[426]!;
+
+/**
+ * JSON-RPC over WebSocket: one dispatcher for every message, batches included; a connection with
+ * {@link MAX_IN_FLIGHT_PER_CONNECTION} messages in flight stops being read. ws handles the
+ * upgrades of a node:http server of ours, which caps connections and times out silent ones as the
+ * HTTP port does, and answers plain HTTP requests with 426 as ws's own server would.
+ */
 @injectable()
 export class WsTransport {
+  #http: Server | undefined;
   #server: WebSocketServer | undefined;
   #nextConnectionId = 0;
   #nextMessageId = 0;
@@ -34,37 +45,52 @@ export class WsTransport {
       const sent = origin as string | undefined;
       accept(ws_origins.includes('*') || sent === undefined || ws_origins.includes(sent));
     };
+    const http = createServer(httpServerOptions(this.config), (_req, res) => {
+      res.writeHead(426, ['Content-Type', 'text/plain', 'Content-Length', String(UPGRADE_REQUIRED.length)]);
+      res.end(UPGRADE_REQUIRED);
+    });
+    limitConnections(http, this.config);
+    const server = new WebSocketServer({
+      server: http,
+      // ws's default is 100 MiB; larger frames close the connection with 1009.
+      maxPayload: max_request_body_bytes,
+      verifyClient,
+    });
+    server.on('connection', (socket, req) => this.#accept(socket, req.headers.origin));
+    this.#http = http;
+    this.#server = server;
     return new Promise((resolve, reject) => {
-      const server = new WebSocketServer({
-        host: listen_address,
-        port: ws_port,
-        // ws's default is 100 MiB; larger frames close the connection with 1009.
-        maxPayload: max_request_body_bytes,
-        verifyClient,
+      http.once('error', reject);
+      http.listen(ws_port, listen_address, () => {
+        http.off('error', reject);
+        resolve(http.address() as AddressInfo);
       });
-      server.once('error', reject);
-      server.once('listening', () => {
-        server.off('error', reject);
-        resolve(server.address() as AddressInfo);
-      });
-      server.on('connection', (socket, req) => this.#accept(socket, req.headers.origin));
-      this.#server = server;
     });
   }
 
   /** Closes every connection (1001, going away) and stops listening. */
   async close(): Promise<void> {
     const server = this.#server;
-    if (server === undefined) return;
+    const http = this.#http;
+    if (server === undefined || http === undefined) return;
     for (const client of server.clients) client.close(1001, 'server shutting down');
+    const closed = new Promise<void>((resolve) => http.close(() => resolve()));
     await new Promise<void>((resolve) => server.close(() => resolve()));
     for (const client of server.clients) client.terminate();
+    http.closeAllConnections();
+    await closed;
   }
 
   /** `origin` is the upgrade request's: every message of the connection comes from that page. */
   #accept(socket: WebSocket, origin: string | undefined): void {
     const connection = new WsConnection(`ws-${++this.#nextConnectionId}`, socket);
-    socket.on('message', (data) => void this.#serve(connection, origin, data));
+    let inFlight = 0;
+    socket.on('message', (data) => {
+      if (++inFlight === MAX_IN_FLIGHT_PER_CONNECTION) socket.pause();
+      void this.#serve(connection, origin, data).finally(() => {
+        if (inFlight-- === MAX_IN_FLIGHT_PER_CONNECTION) socket.resume();
+      });
+    });
     socket.on('error', (error) => this.logger.debug({ err: error, connection: connection.id }, 'WebSocket error'));
     socket.on('close', () => {
       connection.closed();

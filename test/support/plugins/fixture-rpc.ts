@@ -5,6 +5,7 @@ const subscriptionCount = defineConnectionState('fixture subscriptions', () => (
 
 /** Methods that exercise core's transports: policy, connection state, notifications, headers, deadlines. */
 const setup: PluginSetup = ({ rpc }) => {
+  const concurrent = { running: 0, peak: 0 };
   rpc.register([defineMethod({ name: 'debug_ping', params: [], handler: () => 'pong' })], { transports: ['http'] });
   rpc.register(
     [
@@ -41,6 +42,17 @@ const setup: PluginSetup = ({ rpc }) => {
       handler: async ([ms]) => {
         await new Promise((resolve) => setTimeout(resolve, Number(ms)));
         return 'awake';
+      },
+    }),
+    defineMethod({
+      name: 'fixture_concurrent',
+      params: [uint64],
+      // Sleeps, and answers the most calls of this method that ran at once so far.
+      handler: async ([ms]) => {
+        concurrent.peak = Math.max(concurrent.peak, ++concurrent.running);
+        await new Promise((resolve) => setTimeout(resolve, Number(ms)));
+        concurrent.running--;
+        return concurrent.peak;
       },
     }),
     defineMethod({
