@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { runBoundedBatch } from '@evmnode/core';
+import { ConnectionLimits, runBoundedBatch } from '@evmnode/core';
 import type { CallParams, GatewayMethod } from './gateway-method.js';
 import { CometRpcError } from './rpc-error.js';
 
@@ -18,41 +18,6 @@ export interface GatewayServerOptions {
   /** Most connections open at once, in all and from one remote address. */
   readonly maxOpenConnections: number;
   readonly maxConnectionsPerAddress: number;
-}
-
-/**
- * Caps the gateway's open connections, in all and per remote address: one over a cap is destroyed
- * as soon as it is accepted, so that no client can hold every file descriptor.
- * Kept local to the gateway until core's shared connection limits land; then this class goes and
- * the server attaches core's instead (same options, same `attach`).
- */
-class GatewayConnectionLimits {
-  readonly #perAddress = new Map<string, number>();
-  #open = 0;
-
-  constructor(private readonly options: { readonly maxOpen: number; readonly maxPerAddress: number }) {}
-
-  attach(server: Server): void {
-    server.on('connection', (socket: Socket) => this.#admit(socket));
-  }
-
-  #admit(socket: Socket): void {
-    // An IPv4 client of a dual-stack socket shows as ::ffff:a.b.c.d: one address either way.
-    const address = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-    const fromAddress = this.#perAddress.get(address) ?? 0;
-    if (this.#open >= this.options.maxOpen || fromAddress >= this.options.maxPerAddress) {
-      socket.destroy();
-      return;
-    }
-    this.#open++;
-    this.#perAddress.set(address, fromAddress + 1);
-    socket.once('close', () => {
-      this.#open--;
-      const left = this.#perAddress.get(address)! - 1;
-      if (left === 0) this.#perAddress.delete(address);
-      else this.#perAddress.set(address, left);
-    });
-  }
 }
 
 type JsonRpcId = string | number | null;
@@ -150,7 +115,7 @@ export class GatewayServer {
     this.#server.requestTimeout = options.readTimeoutMs;
     this.#server.headersTimeout = Math.min(options.readTimeoutMs, 60_000);
     this.#server.keepAliveTimeout = options.idleTimeoutMs;
-    new GatewayConnectionLimits({
+    new ConnectionLimits({
       maxOpen: options.maxOpenConnections,
       maxPerAddress: options.maxConnectionsPerAddress,
     }).attach(this.#server);
