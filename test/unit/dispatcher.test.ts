@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import {
   address,
+  BATCH_CONCURRENCY,
   defineMethod,
   InvalidInputError,
   quantity,
@@ -379,16 +380,16 @@ describe('dispatcher', () => {
       });
     });
 
-    it('runs at most 4 calls of a batch at once and answers in order', async () => {
+    it(`runs at most ${BATCH_CONCURRENCY} calls of a batch at once and answers in order`, async () => {
       Object.assign(tracked, { started: 0, running: 0, mostRunning: 0 });
-      const batch = Array.from({ length: 20 }, (_, index) =>
+      const batch = Array.from({ length: 40 }, (_, index) =>
         call('test_tracked', [`0x${(index + 1).toString(16)}`], index),
       );
       const response = (await send(batch)) as { id: number; result: string }[];
       expect(response.map((answer) => [answer.id, answer.result.length])).to.deep.equal(
-        Array.from({ length: 20 }, (_, index) => [index, index + 1]),
+        Array.from({ length: 40 }, (_, index) => [index, index + 1]),
       );
-      expect(tracked.mostRunning).to.equal(4);
+      expect(tracked.mostRunning).to.equal(BATCH_CONCURRENCY);
     });
 
     it('does not run the calls after batch_response_max_size, asynchronous ones included', async () => {
@@ -412,7 +413,7 @@ describe('dispatcher', () => {
         error: { code: -32003, message: 'response too large' },
       });
       expect(response[100]!.id).to.equal(99);
-      expect(tracked.started).to.be.at.most(3 + 4);
+      expect(tracked.started).to.be.at.most(3 + BATCH_CONCURRENCY);
     });
 
     it('times out only the slow elements of a batch, 100 ms before write_timeout', async () => {
