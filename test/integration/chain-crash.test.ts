@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { Transaction, getAddress, hexlify, randomBytes } from 'ethers';
-import { startNodeProcess, type NodeProcess } from '../support/cli.js';
+import { killIfRunning, startNodeProcess, type NodeProcess } from '../support/cli.js';
 import {
   DEV_BALANCE,
   FEE_COLLECTOR,
@@ -64,10 +64,7 @@ describe('chain durability: kill -9 under load', function () {
     home = mkdtempSync(path.join(tmpdir(), 'evmnode-chain-crash-'));
   });
   after(async () => {
-    if (running !== undefined && running.child.exitCode === null && running.child.signalCode === null) {
-      running.child.kill('SIGKILL');
-      await running.exited;
-    }
+    await killIfRunning(running);
     rmSync(home, { recursive: true, force: true });
   });
 

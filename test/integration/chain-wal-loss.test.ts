@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, t
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { runCli, startNodeProcess, type NodeProcess } from '../support/cli.js';
+import { killIfRunning, runCli, startNodeProcess, type NodeProcess } from '../support/cli.js';
 import { blockNumber, sleep } from '../support/chain-kit.js';
 
 /** Blocks produced before the kill: enough that the cut below falls well after the genesis block. */
@@ -18,10 +18,7 @@ describe('chain durability: a write-ahead log cut short', function () {
     home = mkdtempSync(path.join(tmpdir(), 'evmnode-wal-loss-'));
   });
   after(async () => {
-    if (running !== undefined && running.child.exitCode === null && running.child.signalCode === null) {
-      running.child.kill('SIGKILL');
-      await running.exited;
-    }
+    await killIfRunning(running);
     rmSync(home, { recursive: true, force: true });
   });
 

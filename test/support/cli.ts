@@ -67,3 +67,10 @@ export function startNodeProcess(args: readonly string[]): Promise<NodeProcess> 
     void exited.then((code) => reject(new Error(`evmnode exited with ${code} before starting: ${stderr}`)));
   });
 }
+
+/** Kills a node process that is still running (a test's clean-up after a failure mid-way). */
+export async function killIfRunning(node: NodeProcess | undefined): Promise<void> {
+  if (node === undefined || node.child.exitCode !== null || node.child.signalCode !== null) return;
+  node.child.kill('SIGKILL');
+  await node.exited;
+}
