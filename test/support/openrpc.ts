@@ -7,8 +7,8 @@ interface OpenRpcMethod {
   result?: { schema: object };
 }
 
-/** The official execution-apis specification, beside the checkout in ../shared. */
-const SPEC_PATH = new URL('../../../../shared/execution-apis/openrpc.json', import.meta.url);
+/** The official execution-apis specification, kept in the repository (see its PROVENANCE.md). */
+const SPEC_PATH = new URL('../../support/execution-apis/openrpc.json', import.meta.url);
 
 const ajv = new Ajv2019({ strict: false, allErrors: true });
 const methods = new Map(
