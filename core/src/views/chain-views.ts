@@ -15,6 +15,10 @@ import { InvalidInputError, SyntheticTxError } from '../errors/rpc-error.js';
 
 type Json = Record<string, unknown>;
 
+function blockAnswerKey(height: number, fullTransactions: boolean, view: BlockView): string {
+  return `${height}/${fullTransactions}/${view}`;
+}
+
 /**
  * Which transactions a view of a block shows: `eth`, EVM transactions only; the deprecated `ext`
  * and `ext2` namespaces, also the block's synthetic ones, first (decisions.md D5).
@@ -49,14 +53,13 @@ export class ChainViews {
    * number, an unknown or zero hash): those read as null, never as an error (§2.12).
    */
   async heightOf(ref: BlockRef): Promise<number | undefined> {
-    switch (ref.kind) {
-      case 'tag':
-        return ref.tag === 'earliest' ? 0 : this.chain.head().height;
-      case 'number':
-        return ref.number > BigInt(this.chain.head().height) ? undefined : Number(ref.number);
-      case 'hash':
-        return this.chain.store.heightOf(ref.hash);
-    }
+    return ref.kind === 'hash' ? this.chain.store.heightOf(ref.hash) : this.#heightNow(ref);
+  }
+
+  /** The height a number or tag names at the current head (undefined: not yet produced). */
+  #heightNow(ref: Exclude<BlockRef, { kind: 'hash' }>): number | undefined {
+    if (ref.kind === 'tag') return ref.tag === 'earliest' ? 0 : this.chain.head().height;
+    return ref.number > BigInt(this.chain.head().height) ? undefined : Number(ref.number);
   }
 
   async block(ref: BlockRef, fullTransactions: boolean, view: BlockView = 'eth'): Promise<Json | null> {
@@ -66,12 +69,25 @@ export class ChainViews {
 
   /**
    * {@link block} as JSON, which the methods serve: the answers asked for most (the head, recent
-   * heights, a batch over the last blocks) are kept, and build no objects when asked again.
+   * heights, a batch over the last blocks) are kept, and build no objects when asked again. A kept
+   * answer to a block by number or tag is returned at once, without a promise: a batch takes
+   * synchronous answers without waiting its turn.
    */
-  async blockJson(ref: BlockRef, fullTransactions: boolean, view: BlockView = 'eth'): Promise<RawJson | null> {
+  blockJson(
+    ref: BlockRef,
+    fullTransactions: boolean,
+    view: BlockView = 'eth',
+  ): RawJson | null | Promise<RawJson | null> {
+    const height = ref.kind === 'hash' ? undefined : this.#heightNow(ref);
+    const kept =
+      height === undefined ? undefined : this.#blockAnswers.get(blockAnswerKey(height, fullTransactions, view));
+    return kept ?? this.#buildBlockJson(ref, fullTransactions, view);
+  }
+
+  async #buildBlockJson(ref: BlockRef, fullTransactions: boolean, view: BlockView): Promise<RawJson | null> {
     const record = await this.#blockRecord(ref);
     if (record === undefined) return null;
-    const key = `${record.height}/${fullTransactions}/${view}`;
+    const key = blockAnswerKey(record.height, fullTransactions, view);
     const kept = this.#blockAnswers.get(key);
     if (kept !== undefined) return kept;
     const answer = new RawJson(Buffer.from(JSON.stringify(await this.#formatBlock(record, fullTransactions, view))));
