@@ -503,6 +503,14 @@ describe('simulation: eth_call, eth_estimateGas, eth_estimateGasAfterCalls, eth_
   });
 });
 
+/** A node whose simulations stop after 1 s under a gas cap a spinning call cannot reach, with a probe on it. */
+async function startLimitedNode(evm: Record<string, unknown>): Promise<{ node: TestNode; target: string }> {
+  const node = await startTestNode({
+    config: { evm: { simulation_evm_timeout: '1s', simulation_gas_limit: 1_000_000_000, ...evm } },
+  });
+  return { node, target: await deployProbe(node.url, devWallet(5), 0, 1, 2) };
+}
+
 describe('simulation limits: simulation_evm_timeout, max_concurrent_simulation_calls, the block gas limit', () => {
   let node: TestNode;
   let target: string;
@@ -511,16 +519,7 @@ describe('simulation limits: simulation_evm_timeout, max_concurrent_simulation_c
   const busy = (method: string) => ({ code: -32005, message: `${method} rejected due to rate limit: server busy` });
 
   before(async () => {
-    node = await startTestNode({
-      config: {
-        evm: {
-          simulation_evm_timeout: '1s',
-          simulation_gas_limit: 1_000_000_000,
-          max_concurrent_simulation_calls: 1,
-        },
-      },
-    });
-    target = await deployProbe(node.url, devWallet(5), 0, 1, 2);
+    ({ node, target } = await startLimitedNode({ max_concurrent_simulation_calls: 1 }));
   });
   after(() => node.stop());
 
@@ -571,17 +570,7 @@ describe('simulation slots: max_client_share', () => {
   const spin = () => ({ to: target, input: input('spin') });
 
   before(async () => {
-    node = await startTestNode({
-      config: {
-        evm: {
-          simulation_evm_timeout: '1s',
-          simulation_gas_limit: 1_000_000_000,
-          max_concurrent_simulation_calls: 4,
-          max_client_share: 0.25,
-        },
-      },
-    });
-    target = await deployProbe(node.url, devWallet(5), 0, 1, 2);
+    ({ node, target } = await startLimitedNode({ max_concurrent_simulation_calls: 4, max_client_share: 0.25 }));
   });
   after(() => node.stop());
 
