@@ -1,0 +1,35 @@
+import type { PrefixedHexString } from '@ethereumjs/util';
+import type { BlockRef } from '../rpc/block-codecs.js';
+import type { RawJson } from '../rpc/raw-json.js';
+
+/** A JSON-RPC object answer. */
+export type JsonObject = Record<string, unknown>;
+
+/**
+ * Which transactions a view of a block shows: `eth`, EVM transactions only; the deprecated `ext`
+ * and `ext2` namespaces, also the block's synthetic ones, first (decisions.md D5).
+ */
+export type BlockView = 'eth' | 'ext' | 'ext2';
+
+/**
+ * Blocks, transactions and receipts in their JSON-RPC shapes, read from the committed chain
+ * (and the pool, for transactions): the `eth_` answers, and those of the legacy namespaces,
+ * which add synthetic entries to the same shapes. Unknown blocks and transactions read as null.
+ */
+export interface ChainViews {
+  /** The height a block parameter names, or undefined for a block that does not exist (§2.12). */
+  heightOf(ref: BlockRef): Promise<number | undefined>;
+  /** A block as an object. */
+  block(ref: BlockRef, fullTransactions: boolean, view?: BlockView): Promise<JsonObject | null>;
+  /**
+   * A block as JSON text, as the methods serve it; recent answers are kept, and one kept for a
+   * number or tag comes back at once, without a promise.
+   */
+  blockJson(ref: BlockRef, fullTransactions: boolean, view?: BlockView): RawJson | null | Promise<RawJson | null>;
+  transactionCount(ref: BlockRef, view?: BlockView): Promise<PrefixedHexString | null>;
+  /** A committed transaction, else a pooled one (null block fields), else null. */
+  transactionByHash(hash: PrefixedHexString): Promise<JsonObject | null>;
+  transactionAt(ref: BlockRef, index: bigint): Promise<JsonObject | null>;
+  receipt(hash: PrefixedHexString): Promise<JsonObject | null>;
+  blockReceipts(ref: BlockRef): Promise<JsonObject[] | null>;
+}

@@ -1,0 +1,22 @@
+import type { Coin, NativeAccount, NativeCheckResult, NativeTxRecord } from '../chain/native/native-types.js';
+
+/**
+ * The native side as the native gateway serves it: admission of native transactions (the
+ * Tendermint CheckTx), their results once committed, and accounts and balances at the head.
+ */
+export interface NativeLayer {
+  /** The native chain ID signatures cover. */
+  readonly chainId: string;
+  /** Checks a transaction and admits it to the pool (code 0), or says why not, nothing applied. */
+  submit(raw: Uint8Array): Promise<NativeCheckResult>;
+  /** A committed native transaction's result (`hash`: its SHA-256). */
+  txByHash(hash: Uint8Array): Promise<NativeTxRecord | undefined>;
+  /** Resolves with the transaction's result once a block includes it, or undefined after `timeoutMs`. */
+  whenIncluded(hash: Uint8Array, timeoutMs: number): Promise<NativeTxRecord | undefined>;
+  /** The auth account of a bech32 address at the head; throws `NativeAddressError` when it is not one. */
+  account(address: string): Promise<NativeAccount | undefined>;
+  /** A balance in `denom` at the head. */
+  balance(address: string, denom: string): Promise<bigint>;
+  /** Every non-zero balance at the head. */
+  allBalances(address: string): Promise<Coin[]>;
+}
