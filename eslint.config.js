@@ -3,9 +3,10 @@ import prettier from 'eslint-config-prettier';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+import { pluginBoundaries } from './eslint/plugin-boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'test/reporter.cjs', 'eslint.config.js'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'test/reporter.cjs', 'eslint.config.js', 'eslint/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -44,5 +45,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
+  pluginBoundaries,
   prettier,
 );

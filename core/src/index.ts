@@ -53,10 +53,24 @@ export type { NetworkName } from './config/profiles.js';
 export { isStartupError, StartupError } from './node/startup-error.js';
 export { EvmNode } from './node/evm-node.js';
 
-export type { Chain, AccountState } from './chain/chain.js';
-export type { LogIndexKey, LogPosition, TxLocation } from './chain/chain-store.js';
+// The services plugins ask for (CoreTokens), by interface, and the records they hand out.
+export type { AccountState, BlockListener, ChainReader, TxLocation } from './api/chain-reader.js';
+export type { TxSubmitter } from './api/tx-submitter.js';
+export type { PoolTransaction, SenderPool, TxPoolReader } from './api/tx-pool-reader.js';
+export type {
+  EvmTracer,
+  ReplayedTransaction,
+  Replayer,
+  ReplayOptions,
+  TraceOutcome,
+  TraceSubject,
+} from './api/replayer.js';
+export type { AccessListResult, Simulator } from './api/simulator.js';
+export type { FoundLog, LogQuery, LogQueryLimits, LogRange, LogView } from './api/log-query.js';
+export type { BlockView, ChainViews, JsonObject } from './api/chain-views.js';
+export type { NativeLayer } from './api/native-layer.js';
+export type { LogIndexKey, LogPosition } from './logs/log-index.js';
 export type { BlockRecord, CommittedBlock, LogRecord, ReceiptRecord } from './chain/records.js';
-export type { BlockListener } from './chain/chain-events.js';
 export type { StorageProof, StorageProofOp } from './chain/state/state-proofs.js';
 export { ChainParams } from './chain/chain-params.js';
 export {
@@ -70,8 +84,6 @@ export {
 export { MsgAssociate, MsgRegisterPointer } from './chain/native/messages.js';
 export type { StringFieldsType } from './chain/native/messages.js';
 export { pointerAddressOf } from './chain/native/pointers.js';
-export type { AccessListResult, Simulator } from './chain/simulation/simulator.js';
-export type { NativeLayer } from './chain/native/native-layer.js';
 export type {
   Coin,
   DenomMetadata,
@@ -83,8 +95,6 @@ export type {
 } from './chain/native/native-types.js';
 export { revertReason } from './chain/simulation/call-errors.js';
 export { isCongested, rewardPercentiles, suggestedGasPrice, suggestedTip } from './chain/fee-suggestions.js';
-export type { BlockView, ChainViews } from './views/chain-views.js';
-export type { LogQuery, LogQueryLimits, LogRange, LogView, FoundLog } from './logs/log-query.js';
 export { LogMatcher } from './logs/log-criteria.js';
 export type { LogCriteria, LogMatch } from './logs/log-criteria.js';
 export { formatLog } from './views/log-json.js';

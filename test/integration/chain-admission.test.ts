@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Transaction, Wallet, getAddress, hexlify, randomBytes, type HDNodeWallet } from 'ethers';
-import type { Chain } from '@evmnode/core';
+import type { Chain } from '@evmnode/core/internal';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import {
   BLOCK_GAS_LIMIT,

@@ -11,7 +11,8 @@ import {
   toBeHex,
   zeroPadValue,
 } from 'ethers';
-import type { BlockRecord, Chain, CommittedBlock } from '@evmnode/core';
+import type { BlockRecord, CommittedBlock } from '@evmnode/core';
+import type { Chain } from '@evmnode/core/internal';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { testToken } from '@evmnode/tools/contracts/test-token';
 import {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Transaction, getAddress, hexlify, randomBytes, type HDNodeWallet } from 'ethers';
-import type { Chain } from '@evmnode/core';
+import type { Chain } from '@evmnode/core/internal';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import {
   GWEI,

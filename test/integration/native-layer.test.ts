@@ -14,7 +14,7 @@ import {
   SyntheticTxError,
   type NativeLayer,
 } from '@evmnode/core';
-import { ChainViews, LogQuery } from '@evmnode/core/internal';
+import { IndexedLogQuery, StoredChainViews } from '@evmnode/core/internal';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { balanceOf, devWallet, FEE_COLLECTOR, nextBlocks, sign, submit, waitForReceipt } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
@@ -237,7 +237,7 @@ describe('native layer: bank, auth, association, native transactions', function 
       },
     ]);
     // The legacy views list them first, through the core service; eth_ sees none of it.
-    const views = new ChainViews(node.node.chain);
+    const views = new StoredChainViews(node.node.chain);
     const ref = { kind: 'number', number: BigInt(block.height) } as const;
     const ext = (await views.block(ref, true, 'ext'))!;
     expect(ext.transactions).to.deep.equal([
@@ -314,7 +314,7 @@ describe('a synthetic transaction its block names but the store lacks', function
     await database.close();
     node = await startTestNode({ home, config: { consensus: { block_time: 100 } } });
 
-    const views = new ChainViews(node.node.chain);
+    const views = new StoredChainViews(node.node.chain);
     const ref = { kind: 'number', number: BigInt(record.height) } as const;
     const failure = await views.block(ref, true, 'ext2').then(
       () => undefined,
@@ -374,7 +374,7 @@ describe('log queries in the ext view: synthetic pointer-transfer logs first in 
     const block = (await node.node.chain.store.blockAt(native.height))!;
     const [syntheticHash] = block.synthetic.ext;
 
-    const logQuery = new LogQuery(node.node.chain, { maxBlocks: 2000, maxOpenEndedLogs: 10_000 });
+    const logQuery = new IndexedLogQuery(node.node.chain, { maxBlocks: 2000, maxOpenEndedLogs: 10_000 });
     const criteria = { blockHash: block.hash, addresses: [pointer as `0x${string}`], topics: [] };
     const word = (hex: string) => `0x${hex.replace(/^0x/, '').toLowerCase().padStart(64, '0')}`;
     const transferTopic = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';

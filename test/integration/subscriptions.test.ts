@@ -17,7 +17,7 @@ import {
   type HDNodeWallet,
 } from 'ethers';
 import { createPublicClient, defineChain, webSocket, type Abi, type Hex } from 'viem';
-import type { Chain } from '@evmnode/core';
+import type { Chain } from '@evmnode/core/internal';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import {
   CHAIN_ID,

@@ -10,7 +10,8 @@ import {
   type TransactionLike,
   type Wallet,
 } from 'ethers';
-import type { Chain, CommittedBlock } from '@evmnode/core';
+import type { CommittedBlock } from '@evmnode/core';
+import type { Chain } from '@evmnode/core/internal';
 import { expectValidResult } from './openrpc.js';
 import { rpc } from './rpc-client.js';
 

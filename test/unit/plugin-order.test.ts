@@ -5,7 +5,7 @@ import { orderPlugins, type LoadedPlugin } from '@evmnode/core/internal';
 function plugin(id: string, extra: Partial<PluginManifest> = {}, entry = id): LoadedPlugin {
   return {
     entry,
-    manifest: definePlugin({ id, coreApi: '^1.0.0', setup: () => Promise.reject(new Error('not set up')), ...extra }),
+    manifest: definePlugin({ id, coreApi: '^2.0.0', setup: () => Promise.reject(new Error('not set up')), ...extra }),
   };
 }
 
@@ -90,13 +90,13 @@ describe('plugin order', () => {
 
   it('rejects a manifest without an id, a core API range or a setup', () => {
     const setup = () => Promise.reject(new Error('unused'));
-    expect(() => definePlugin({ id: 'Bad Id', coreApi: '^1.0.0', setup })).to.throw(
+    expect(() => definePlugin({ id: 'Bad Id', coreApi: '^2.0.0', setup })).to.throw(
       'invalid plugin manifest: id must be lower-case letters, digits and dashes',
     );
     expect(() => definePlugin({ id: 'x', setup } as unknown as PluginManifest)).to.throw(
       'plugin x must declare coreApi, a semver range',
     );
-    expect(() => definePlugin({ id: 'x', coreApi: '^1.0.0' } as unknown as PluginManifest)).to.throw(
+    expect(() => definePlugin({ id: 'x', coreApi: '^2.0.0' } as unknown as PluginManifest)).to.throw(
       "plugin x must declare setup: () => import('./setup.js')",
     );
   });

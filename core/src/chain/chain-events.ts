@@ -1,7 +1,5 @@
 import type { CommittedBlock } from './records.js';
-
-/** A listener of committed blocks; it must not throw (a failure is logged and the rest still run). */
-export type BlockListener = (committed: CommittedBlock) => void;
+import type { BlockListener } from '../api/chain-reader.js';
 
 /**
  * The in-process event bus: every block is published once it is durable, in height order, to

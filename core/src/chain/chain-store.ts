@@ -21,6 +21,7 @@ import { ChainParams } from './chain-params.js';
 import { Bucket, bucketKey, uint64BE } from '../storage/buckets.js';
 import type { Database } from '../storage/database.js';
 import type { KvStore } from '../storage/kv-store.js';
+import type { TxLocation } from '../api/chain-reader.js';
 
 const HEAD_KEY = 'head';
 /**
@@ -43,12 +44,6 @@ function json<T>(bytes: Uint8Array | undefined): T | undefined {
 
 function jsonBytes(value: unknown): Uint8Array {
   return Buffer.from(JSON.stringify(value), 'utf8');
-}
-
-/** Where a transaction is: its block height and index in the block. */
-export interface TxLocation {
-  readonly height: number;
-  readonly index: number;
 }
 
 /** The chain's blocks, transactions, receipts, logs and their indexes, written one batch per block. */

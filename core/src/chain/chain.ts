@@ -15,7 +15,14 @@ import { associatedEvmAddress, associatedNativeAddress } from './native/associat
 import type { Denoms } from './native/bank.js';
 import { NativePool } from './native/native-pool.js';
 import { TxPool } from './pool/tx-pool.js';
-import { blockRecordOf, blockSizeOf, receiptsRootOf, type BlockRecord, type CommittedBlock } from './records.js';
+import {
+  blockRecordOf,
+  blockSizeOf,
+  receiptsRootOf,
+  type BlockRecord,
+  type CommittedBlock,
+  type ReceiptRecord,
+} from './records.js';
 import { applyGenesisState, HEAD_STATE_CACHES, stateManagerAt } from './state/world-state.js';
 import { StatePruner } from './state/state-pruner.js';
 import { storageProofs, type StorageProof } from './state/state-proofs.js';
@@ -25,6 +32,8 @@ import type { CoreConfig } from '../config/core-schema.js';
 import { InvalidInputError, ResourceNotFoundError } from '../errors/rpc-error.js';
 import { StartupError } from '../node/startup-error.js';
 import type { Database } from '../storage/database.js';
+import type { AccountState, BlockListener, ChainReader, TxLocation } from '../api/chain-reader.js';
+import type { TxSubmitter } from '../api/tx-submitter.js';
 
 /** Most accounts kept from one block to the next by {@link Chain.accountAtHead}. */
 const HEAD_ACCOUNTS_KEPT = 10_000;
@@ -36,17 +45,12 @@ function defaultProposer(chainId: bigint): PrefixedHexString {
   return bytesToHex(sha256(Buffer.from(`evmnode proposer ${chainId}`)).subarray(0, 20));
 }
 
-/** An account as the chain reads it. */
-export interface AccountState {
-  readonly nonce: bigint;
-  readonly balance: bigint;
-}
-
 /**
- * The chain as plugins see it: the head, blocks, transactions and receipts, state at any height,
- * and transaction submission. Blocks are produced by the {@link BlockProducer}.
+ * The chain engine: the head, the stores of blocks and state, the pools and the block event bus.
+ * Plugins see it through {@link ChainReader} and {@link TxSubmitter}; the {@link BlockProducer}
+ * extends it block by block.
  */
-export class Chain {
+export class Chain implements ChainReader, TxSubmitter {
   readonly common: Common;
   readonly events: ChainEvents;
   readonly pool: TxPool;
@@ -169,6 +173,30 @@ export class Chain {
   /** The last committed block: `latest`, `safe`, `finalized` and `pending` all mean it. */
   head(): BlockRecord {
     return this.#head;
+  }
+
+  blockAt(height: number): Promise<BlockRecord | undefined> {
+    return this.store.blockAt(height);
+  }
+
+  heightOf(hash: PrefixedHexString): Promise<number | undefined> {
+    return this.store.heightOf(hash);
+  }
+
+  locationOf(hash: PrefixedHexString): Promise<TxLocation | undefined> {
+    return this.store.locationOf(hash);
+  }
+
+  receiptAt(location: TxLocation): Promise<ReceiptRecord | undefined> {
+    return this.store.receiptAt(location);
+  }
+
+  rawTransactionAt(location: TxLocation): Promise<Uint8Array | undefined> {
+    return this.store.rawTransactionAt(location);
+  }
+
+  onBlock(listener: BlockListener): () => void {
+    return this.events.onBlock(listener);
   }
 
   /** The base fee of the next block. */

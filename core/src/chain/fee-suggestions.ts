@@ -1,4 +1,4 @@
-import type { Chain } from './chain.js';
+import type { ChainReader } from '../api/chain-reader.js';
 import type { BlockRecord } from './records.js';
 
 const ONE_GWEI = 1_000_000_000n;
@@ -30,13 +30,13 @@ export function isCongested(block: BlockRecord): boolean {
 }
 
 /** `eth_maxPriorityFeePerGas`: 1 gwei, or the latest block's median tip when it was congested. */
-export function suggestedTip(chain: Chain): bigint {
+export function suggestedTip(chain: Pick<ChainReader, 'head'>): bigint {
   const head = chain.head();
   return isCongested(head) ? rewardPercentiles(head, [50])[0]! : ONE_GWEI;
 }
 
 /** `eth_gasPrice`: the next base fee x 110/100, or the latest block's median tip plus it when congested. */
-export function suggestedGasPrice(chain: Chain): bigint {
+export function suggestedGasPrice(chain: Pick<ChainReader, 'head' | 'nextBaseFee'>): bigint {
   const head = chain.head();
   const baseFee = chain.nextBaseFee();
   return isCongested(head) ? rewardPercentiles(head, [50])[0]! + baseFee : (baseFee * 110n) / 100n;

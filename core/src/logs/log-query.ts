@@ -10,14 +10,7 @@ import type { BlockNumberOrTag } from '../rpc/block-codecs.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
 import { RawJson } from '../rpc/raw-json.js';
 import { TokenBucket } from '../rpc/token-bucket.js';
-
-/** The limits of interface.md §8, from `[evm]`. */
-export interface LogQueryLimits {
-  /** Most blocks a closed range may span (`max_blocks_for_log`, inclusive). */
-  readonly maxBlocks: number;
-  /** Most logs an open-ended query returns (`max_log_no_block`). */
-  readonly maxOpenEndedLogs: number;
-}
+import type { FoundLog, LogQuery, LogQueryLimits, LogRange, LogView } from '../api/log-query.js';
 
 /** Queries over more blocks than this are large: they share one rate limit, as in the reference node. */
 const LARGE_QUERY_BLOCKS = 100;
@@ -36,30 +29,11 @@ const MIN_SEGMENT_BLOCKS = 250;
 /** Index entries each candidate index yields per turn while the shortest one is sought. */
 const SCAN_TURN = 512;
 
-/** The blocks a query covers; open-ended when its end is the head rather than a number. */
-export interface LogRange {
-  readonly from: number;
-  readonly to: number;
-  readonly openEnded: boolean;
-}
-
-/**
- * Which logs a query sees: `eth`, EVM logs only; `ext` (the deprecated `ext_` log methods), also
- * the synthetic logs of pointer transfers, first in their block, every log with a `synthetic` flag.
- */
-export type LogView = 'eth' | 'ext';
-
-/** A matching log: where it is (in its view's numbering) and its JSON, as UTF-8 bytes. */
-export interface FoundLog {
-  readonly position: LogPosition;
-  readonly json: Uint8Array;
-}
-
 /**
  * The log query behind `eth_getLogs` and the filters: the reference node's checks and limits,
  * then a scan of the most selective log index, serving the stored JSON bytes as they are.
  */
-export class LogQuery {
+export class IndexedLogQuery implements LogQuery {
   readonly #largeQueries = new TokenBucket(LARGE_QUERIES_PER_SECOND);
 
   constructor(

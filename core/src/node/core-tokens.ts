@@ -1,25 +1,34 @@
 import type { Logger } from 'pino';
 import { defineToken } from '../di/service-token.js';
 import type { ChainInfo } from './chain-info.js';
-import type { Chain } from '../chain/chain.js';
-import type { NativeLayer } from '../chain/native/native-layer.js';
-import type { Simulator } from '../chain/simulation/simulator.js';
+import type { ChainReader } from '../api/chain-reader.js';
+import type { ChainViews } from '../api/chain-views.js';
+import type { LogQuery } from '../api/log-query.js';
+import type { NativeLayer } from '../api/native-layer.js';
+import type { Replayer } from '../api/replayer.js';
+import type { Simulator } from '../api/simulator.js';
+import type { TxPoolReader } from '../api/tx-pool-reader.js';
+import type { TxSubmitter } from '../api/tx-submitter.js';
 import type { KeyRing } from '../keys/key-ring.js';
-import type { LogQuery } from '../logs/log-query.js';
-import type { ChainViews } from '../views/chain-views.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import type { Database } from '../storage/database.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { RequestHooks } from '../rpc/request-hooks.js';
 
-/** The services core provides to every plugin. */
+/** The services core provides to every plugin, each typed by its interface (docs/plugins.md). */
 export const CoreTokens = {
   /** The node's validated configuration (core sections; plugins get their own section in setup). */
   Config: defineToken<CoreConfig>('Config'),
   /** Chain identity: chain ID and network. */
   ChainInfo: defineToken<ChainInfo>('ChainInfo'),
-  /** The chain: head, blocks, receipts, state at any height, the pool and the block event bus. */
-  Chain: defineToken<Chain>('Chain'),
+  /** The committed chain: head, blocks, receipts, state at a height, the block event bus. */
+  ChainReader: defineToken<ChainReader>('ChainReader'),
+  /** Submission of signed EVM transactions. */
+  TxSubmitter: defineToken<TxSubmitter>('TxSubmitter'),
+  /** The EVM transaction pool, read-only: pending and queued transactions by sender and nonce. */
+  TxPoolReader: defineToken<TxPoolReader>('TxPoolReader'),
+  /** Committed blocks and transactions replayed on their parent's state with an EVM tracer attached. */
+  Replayer: defineToken<Replayer>('Replayer'),
   /** Blocks, transactions and receipts in their JSON-RPC shapes. */
   ChainViews: defineToken<ChainViews>('ChainViews'),
   /** Log queries with the reference node's checks and limits: `eth_getLogs` and the filters. */

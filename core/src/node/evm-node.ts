@@ -10,12 +10,13 @@ import type { ConfigSchema } from '../config/schema-tree.js';
 import { BlockProducer } from '../chain/block-producer.js';
 import { Chain } from '../chain/chain.js';
 import type { NativeRules } from '../chain/native/native-executor.js';
-import { NativeLayer } from '../chain/native/native-layer.js';
+import { ChainNativeLayer } from '../chain/native/native-layer.js';
 import { loadGenesis } from '../chain/genesis-source.js';
-import { Simulator } from '../chain/simulation/simulator.js';
+import { PoolReader } from '../chain/pool/pool-reader.js';
+import { ChainSimulator } from '../chain/simulation/simulator.js';
 import { KeyRing } from '../keys/key-ring.js';
-import { ChainViews } from '../views/chain-views.js';
-import { LogQuery } from '../logs/log-query.js';
+import { StoredChainViews } from '../views/chain-views.js';
+import { IndexedLogQuery } from '../logs/log-query.js';
 import { createNodeContainer } from '../di/container.js';
 import { createLogger } from '../logging/logger.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -73,7 +74,7 @@ export class EvmNode {
     /** The chain, for tools and tests that run the node in-process. */
     readonly chain: Chain,
     /** The native side, for tools and tests that run the node in-process. */
-    readonly native: NativeLayer,
+    readonly native: ChainNativeLayer,
     private readonly producer: BlockProducer,
     private readonly headMarker: HeadMarker,
     private readonly http: HttpTransport | undefined,
@@ -130,19 +131,23 @@ export class EvmNode {
     }
     // Published blocks are durable ones: the marker follows them, written off the block's path.
     chain.events.onBlock((committed) => headMarker.record(committed.block.height));
-    container.register(CoreTokens.Chain, { useValue: chain });
+    container.register(CoreTokens.ChainReader, { useValue: chain });
+    container.register(CoreTokens.TxSubmitter, { useValue: chain });
+    container.register(CoreTokens.TxPoolReader, {
+      useValue: new PoolReader(chain.pool, (sender) => chain.pendingNonce(sender)),
+    });
     container.register(CoreTokens.Simulator, {
-      useValue: new Simulator(chain, {
+      useValue: new ChainSimulator(chain, {
         gasCap: BigInt(core.evm.simulation_gas_limit),
         evmTimeoutMs: core.evm.simulation_evm_timeout,
       }),
     });
-    const native = new NativeLayer(chain, nativeRulesOf(core));
+    const native = new ChainNativeLayer(chain, nativeRulesOf(core));
     container.register(CoreTokens.NativeLayer, { useValue: native });
     container.register(CoreTokens.KeyRing, { useValue: new KeyRing() });
-    container.register(CoreTokens.ChainViews, { useValue: new ChainViews(chain) });
+    container.register(CoreTokens.ChainViews, { useValue: new StoredChainViews(chain) });
     const logLimits = { maxBlocks: core.evm.max_blocks_for_log, maxOpenEndedLogs: core.evm.max_log_no_block };
-    container.register(CoreTokens.LogQuery, { useValue: new LogQuery(chain, logLimits) });
+    container.register(CoreTokens.LogQuery, { useValue: new IndexedLogQuery(chain, logLimits) });
     const registry = container.resolve<MethodRegistry>(InternalTokens.MethodRegistry);
     const hooks = container.resolve<RequestHooks>(CoreTokens.RequestHooks);
     if (metrics !== null) hooks.add(rpcMetricsHook(metrics, registry));

@@ -5,7 +5,7 @@ import type { MethodDefinition, Transport } from '../rpc/define-method.js';
 import type { RequestHook } from '../rpc/request-hooks.js';
 
 /** The version of the API core offers plugins; a plugin declares the range it supports. */
-export const CORE_API_VERSION = '1.0.0';
+export const CORE_API_VERSION = '2.0.0';
 
 /** A plugin's service dependencies, by the names its setup receives them under. */
 export type ServiceDeps = Readonly<Record<string, ServiceToken<unknown>>>;
@@ -84,7 +84,7 @@ const PLUGIN_ID = /^[a-z0-9][a-z0-9-]*$/;
  * ```ts
  * export default definePlugin({
  *   id: 'hello',
- *   coreApi: '^1.0.0',
+ *   coreApi: '^2.0.0',
  *   deps: { chain: CoreTokens.ChainInfo },
  *   setup: () => import('./setup.js'),
  * });

@@ -6,24 +6,19 @@ import { formatReceipt } from './receipt-json.js';
 import { formatSyntheticTransaction } from './synthetic-json.js';
 import { formatTransaction } from './transaction-json.js';
 import type { Chain } from '../chain/chain.js';
-import type { TxLocation } from '../chain/chain-store.js';
+import type { TxLocation } from '../api/chain-reader.js';
 import { fastTxOptions } from '../chain/pool/raw-transaction.js';
 import type { BlockRecord } from '../chain/records.js';
 import type { BlockRef } from '../rpc/block-codecs.js';
 import { RawJson } from '../rpc/raw-json.js';
 import { InvalidInputError, SyntheticTxError } from '../errors/rpc-error.js';
+import type { BlockView, ChainViews } from '../api/chain-views.js';
 
 type Json = Record<string, unknown>;
 
 function blockAnswerKey(height: number, fullTransactions: boolean, view: BlockView): string {
   return `${height}/${fullTransactions}/${view}`;
 }
-
-/**
- * Which transactions a view of a block shows: `eth`, EVM transactions only; the deprecated `ext`
- * and `ext2` namespaces, also the block's synthetic ones, first (decisions.md D5).
- */
-export type BlockView = 'eth' | 'ext' | 'ext2';
 
 /** Indexes above this are out of range whatever the block (geth decodes them as uint). */
 const MAX_TRANSACTION_INDEX = 0xffff_ffffn;
@@ -36,7 +31,7 @@ const BLOCK_ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
  * shared reading side of the `eth_` methods (and of the legacy namespaces that add synthetic
  * entries to the same shapes).
  */
-export class ChainViews {
+export class StoredChainViews implements ChainViews {
   readonly #decodeOptions: TxOptions;
   /** By height, transaction detail and view. */
   readonly #blockAnswers = new LRUCache<string, RawJson>({

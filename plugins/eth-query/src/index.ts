@@ -4,7 +4,7 @@ import { deps } from './deps.js';
 /** Read-only `eth_`, `net_` and `web3_` methods. */
 export default definePlugin({
   id: 'eth-query',
-  coreApi: '^1.0.0',
+  coreApi: '^2.0.0',
   deps,
   setup: () => import('./setup.js'),
 });

@@ -16,7 +16,7 @@ const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
     ...chainInfoMethods(deps.info, chain),
     feeHistoryMethod(chain, config.evm.max_blocks_for_log),
     ...blockMethods(views),
-    ...transactionMethods(chain, views),
+    ...transactionMethods(chain, deps.pool, views),
     ...accountMethods(chain),
     proofMethod(chain, config.evm.max_proof_keys),
     ...simulationMethods(

@@ -4,7 +4,7 @@ import { deps } from './deps.js';
 /** Submitting signed transactions: `eth_sendRawTransaction`. */
 export default definePlugin({
   id: 'eth-send',
-  coreApi: '^1.0.0',
+  coreApi: '^2.0.0',
   deps,
   setup: () => import('./setup.js'),
 });

@@ -8,11 +8,11 @@ import { sign } from './methods/sign.js';
 import { signTransaction } from './methods/sign-transaction.js';
 
 const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
-  const { chain, config, keys, simulator } = deps;
-  const services = { chain, simulator, minGasPrice: BigInt(config.mempool.min_gas_price) };
+  const { chain, submitter, pool, config, keys, simulator } = deps;
+  const services = { chain, pool, simulator, minGasPrice: BigInt(config.mempool.min_gas_price) };
   rpc.register([
-    sendRawTransaction(chain, config.evm.slow),
-    sendTransaction(keys, services, config.evm.slow),
+    sendRawTransaction(submitter, config.evm.slow),
+    sendTransaction(keys, { ...services, submitter }, config.evm.slow),
     signTransaction(keys, services),
     sign(keys),
     accounts(keys),

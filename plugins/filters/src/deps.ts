@@ -2,7 +2,7 @@ import { CoreTokens } from '@evmnode/core';
 
 /** The services the filters plugin's setup receives. */
 export const deps = {
-  chain: CoreTokens.Chain,
+  chain: CoreTokens.ChainReader,
   logQuery: CoreTokens.LogQuery,
   config: CoreTokens.Config,
 };

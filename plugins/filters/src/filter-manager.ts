@@ -4,7 +4,7 @@ import {
   LimitExceededError,
   newRpcId,
   RawJson,
-  type Chain,
+  type ChainReader,
   type LogCriteria,
   type LogPosition,
   type LogQuery,
@@ -55,7 +55,7 @@ export class FilterManager {
   #sweeper: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly chain: Chain,
+    private readonly chain: ChainReader,
     private readonly logQuery: LogQuery,
     private readonly limits: FilterLimits,
   ) {
@@ -158,7 +158,7 @@ export class FilterManager {
     const head = this.chain.head().height;
     const heights = Array.from({ length: Math.max(head - filter.cursor, 0) }, (_, index) => filter.cursor + 1 + index);
     filter.cursor = Math.max(head, filter.cursor);
-    const blocks = await Promise.all(heights.map((height) => this.chain.store.blockAt(height)));
+    const blocks = await Promise.all(heights.map((height) => this.chain.blockAt(height)));
     return RawJson.array(blocks.map((block) => JSON.stringify(block!.hash)));
   }
 

@@ -8,7 +8,7 @@ export type { FilterManager, FilterLimits } from './filter-manager.js';
 /** `eth_getLogs` and the polled filters of interface.md §3 and §4.6. */
 export default definePlugin({
   id: 'filters',
-  coreApi: '^1.0.0',
+  coreApi: '^2.0.0',
   deps,
   provides: [FiltersTokens.FilterManager],
   setup: () => import('./setup.js'),

@@ -7,7 +7,7 @@ import { deps, type Deps, type HostedKeysConfig } from './deps.js';
  */
 export default definePlugin<Deps, HostedKeysConfig>({
   id: 'hosted-keys',
-  coreApi: '^1.0.0',
+  coreApi: '^2.0.0',
   tags: ['hosted-key'],
   config: {
     passphrase_file: {

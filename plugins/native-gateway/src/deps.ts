@@ -1,7 +1,7 @@
 import { CoreTokens } from '@evmnode/core';
 
 /** The services native-gateway's setup receives. */
-export const deps = { native: CoreTokens.NativeLayer, chain: CoreTokens.Chain, config: CoreTokens.Config };
+export const deps = { native: CoreTokens.NativeLayer, chain: CoreTokens.ChainReader, config: CoreTokens.Config };
 
 export type Deps = typeof deps;
 

@@ -6,7 +6,7 @@ import {
   LimitExceededError,
   newRpcId,
   LogMatcher,
-  type Chain,
+  type ChainReader,
   type CommittedBlock,
   type Connection,
   type LogMatch,
@@ -49,12 +49,12 @@ export class SubscriptionHub {
   #stopListening: (() => void) | undefined;
 
   constructor(
-    private readonly chain: Chain,
+    private readonly chain: ChainReader,
     private readonly limits: SubscriptionLimits,
   ) {}
 
   start(): void {
-    this.#stopListening = this.chain.events.onBlock((committed) => this.#publish(committed));
+    this.#stopListening = this.chain.onBlock((committed) => this.#publish(committed));
   }
 
   stop(): void {

@@ -3,4 +3,4 @@ import { defineMethod, definePlugin, type PluginSetup } from '@evmnode/core';
 const setup: PluginSetup = ({ rpc }) =>
   rpc.register([defineMethod({ name: 'eth_chainId', params: [], handler: () => '0x1' })]);
 
-export default definePlugin({ id: 'clashing', coreApi: '^1.0.0', setup: () => Promise.resolve({ default: setup }) });
+export default definePlugin({ id: 'clashing', coreApi: '^2.0.0', setup: () => Promise.resolve({ default: setup }) });

@@ -10,7 +10,7 @@ const setup: PluginSetup<typeof deps> = ({ deps: { log } }) => {
 
 export default definePlugin({
   id: 'consumer',
-  coreApi: '^1.0.0',
+  coreApi: '^2.0.0',
   dependsOn: ['recorder'],
   deps,
   setup: () => Promise.resolve({ default: setup }),

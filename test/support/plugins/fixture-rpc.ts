@@ -67,4 +67,4 @@ const setup: PluginSetup = ({ rpc }) => {
   ]);
 };
 
-export default definePlugin({ id: 'fixture-rpc', coreApi: '^1.0.0', setup: () => Promise.resolve({ default: setup }) });
+export default definePlugin({ id: 'fixture-rpc', coreApi: '^2.0.0', setup: () => Promise.resolve({ default: setup }) });

@@ -3,7 +3,7 @@ import { Unprovided } from './shared.js';
 
 export default definePlugin({
   id: 'needs-unprovided',
-  coreApi: '^1.0.0',
+  coreApi: '^2.0.0',
   deps: { missing: Unprovided },
   setup: () => Promise.resolve({ default: () => undefined }),
 });

@@ -12,7 +12,7 @@ const setup: PluginSetup = ({ provide }) => {
 
 export default definePlugin({
   id: 'recorder',
-  coreApi: '^1.0.0',
+  coreApi: '^2.0.0',
   provides: [EventLog],
   setup: () => Promise.resolve({ default: setup }),
 });

@@ -1,3 +1,3 @@
 import { definePlugin } from '@evmnode/core';
 
-export default definePlugin({ id: 'slow-setup', coreApi: '^1.0.0', setup: () => new Promise<never>(() => undefined) });
+export default definePlugin({ id: 'slow-setup', coreApi: '^2.0.0', setup: () => new Promise<never>(() => undefined) });

@@ -5,6 +5,6 @@ const setup: PluginSetup = ({ provide }) => provide(EventLog, []);
 
 export default definePlugin({
   id: 'undeclared-provide',
-  coreApi: '^1.0.0',
+  coreApi: '^2.0.0',
   setup: () => Promise.resolve({ default: setup }),
 });

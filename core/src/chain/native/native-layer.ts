@@ -11,12 +11,13 @@ import type { Coin, NativeAccount, NativeCheckResult, NativeTxRecord } from './n
 import type { Chain } from '../chain.js';
 import { ChainParams } from '../chain-params.js';
 import type { StoredNativeTx } from '../records.js';
+import type { NativeLayer } from '../../api/native-layer.js';
 
 /**
  * The native side as the native gateway serves it: admission of native transactions (the
  * Tendermint CheckTx), their results once committed, and accounts and balances at the head.
  */
-export class NativeLayer {
+export class ChainNativeLayer implements NativeLayer {
   readonly #rules: NativeRules;
   /** Admissions run one at a time: a signer's next sequence depends on the one admitted before. */
   #admitting: Promise<unknown> = Promise.resolve();

@@ -5,6 +5,7 @@ import { comparePrice, effectiveTip, feeCap, tipCap, type PooledTransaction } fr
 import { claimedChainId, fastTxOptions, feeFieldsOf } from './raw-transaction.js';
 import { Rejections } from './rejections.js';
 import { ChainParams } from '../chain-params.js';
+import type { SenderPool } from '../../api/tx-pool-reader.js';
 
 /** What admission reads of the chain. */
 export interface PoolChainView {
@@ -65,6 +66,14 @@ class SenderTxs {
   }
 }
 
+function senderPoolOf(txs: SenderTxs): SenderPool {
+  const byNonce = [...txs.byNonce.values()].sort((a, b) => (a.nonce < b.nonce ? -1 : 1));
+  return {
+    pending: byNonce.filter(({ nonce }) => nonce < txs.gap),
+    queued: byNonce.filter(({ nonce }) => nonce >= txs.gap),
+  };
+}
+
 /**
  * Admits signed EVM transactions after the checks of decisions.md D4, holds them by sender and
  * nonce (gaps wait until filled), and hands the block producer the ready ones by effective tip.
@@ -111,6 +120,19 @@ export class TxPool {
   /** How many transactions wait behind a nonce gap. */
   get queued(): number {
     return this.#queued;
+  }
+
+  /** Every sender's transactions, ready and queued, each in nonce order. */
+  content(): Map<PrefixedHexString, SenderPool> {
+    const content = new Map<PrefixedHexString, SenderPool>();
+    for (const [sender, txs] of this.#bySender) content.set(sender, senderPoolOf(txs));
+    return content;
+  }
+
+  /** One sender's transactions, ready and queued, each in nonce order. */
+  contentFrom(sender: PrefixedHexString): SenderPool {
+    const txs = this.#bySender.get(sender);
+    return txs === undefined ? { pending: [], queued: [] } : senderPoolOf(txs);
   }
 
   /** Checks `raw` and admits it, or throws the rejection; a rejected transaction changes nothing. */

@@ -22,6 +22,7 @@ import { ChainParams } from '../chain-params.js';
 import type { BlockRecord } from '../records.js';
 import type { AccessListEntry, BlockOverrides, CallRequest, StateOverrides } from '../../rpc/call-codecs.js';
 import type { BlockRef } from '../../rpc/block-codecs.js';
+import type { AccessListResult, Simulator } from '../../api/simulator.js';
 import { CrossVmError, InvalidInputError, type RpcError } from '../../errors/rpc-error.js';
 
 const TX_GAS = 21_000n;
@@ -53,14 +54,6 @@ interface RunOutcome {
   readonly result: RunTxResult;
   /** The VM error, '' on success. */
   readonly error: string;
-}
-
-/** `eth_createAccessList`'s result. */
-export interface AccessListResult {
-  readonly accessList: AccessListEntry[];
-  readonly gasUsed: bigint;
-  /** The VM error of the final run, when it failed. */
-  readonly error?: string;
 }
 
 /** What one run of a call did, however it was run. */
@@ -101,7 +94,7 @@ function vmErrorOf(result: RunTxResult): string {
  * `eth_createAccessList` do: no signature or nonce checks, a gas cap, a time limit, and nothing
  * kept. Each call runs on a VM of its own from a small pool.
  */
-export class Simulator {
+export class ChainSimulator implements Simulator {
   readonly #pool: SimulationPool;
   readonly #answers = new LRUCache<string, Uint8Array | bigint>({ max: REMEMBERED_ANSWERS });
   readonly #txOptions: TxOptions;

@@ -4,7 +4,7 @@ import { deps, type Deps, type HelloWorldConfig } from './deps.js';
 // The manifest: importing it has no side effects; the implementation loads only when the plugin is set up.
 export default definePlugin<Deps, HelloWorldConfig>({
   id: 'hello-world',
-  coreApi: '^1.0.0',
+  coreApi: '^2.0.0',
   tags: ['example'],
   config: {
     greeting: { doc: 'The word hello_world greets with.', format: String, default: 'Hello' },

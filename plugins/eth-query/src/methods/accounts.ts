@@ -7,11 +7,11 @@ import {
   LATEST_BLOCK,
   string,
   toQuantity,
-  type Chain,
+  type ChainReader,
 } from '@evmnode/core';
 
 /** §4.3: balance, code and storage at any height, hash or EIP-1898 object; and forge's `eth_getAccountInfo` (D9). */
-export function accountMethods(chain: Chain) {
+export function accountMethods(chain: ChainReader) {
   return [
     defineMethod({
       name: 'eth_getBalance',

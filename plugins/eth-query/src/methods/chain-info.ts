@@ -4,7 +4,7 @@ import {
   suggestedGasPrice,
   suggestedTip,
   toQuantity,
-  type Chain,
+  type ChainReader,
   type ChainInfo,
 } from '@evmnode/core';
 
@@ -12,7 +12,7 @@ import {
  * §4.5: chain identity and fee suggestions. `web3_clientVersion` has the synthetic
  * `Geth/<os>-<arch>/node-<version>` form (decisions.md D8): clients parse the `Geth/` prefix.
  */
-export function chainInfoMethods(info: ChainInfo, chain: Chain) {
+export function chainInfoMethods(info: ChainInfo, chain: ChainReader) {
   const chainIdHex = toQuantity(info.chainId);
   const chainIdDecimal = info.chainId.toString(10);
   const clientVersion = `Geth/${process.platform}-${process.arch}/node-${process.versions.node}`;

@@ -9,7 +9,7 @@ import {
   rewardPercentiles,
   toQuantity,
   type BlockRecord,
-  type Chain,
+  type ChainReader,
 } from '@evmnode/core';
 
 const MAX_PERCENTILES = 100;
@@ -57,7 +57,7 @@ function checkPercentiles(percentiles: readonly number[]): void {
  * with four decimals, and tip percentiles weighted by gas. The count is clamped to
  * `max_blocks_for_log` and to the chain; a newest block beyond the head reads as the head.
  */
-export function feeHistoryMethod(chain: Chain, maxBlocks: number) {
+export function feeHistoryMethod(chain: ChainReader, maxBlocks: number) {
   return defineMethod({
     name: 'eth_feeHistory',
     params: [hexOrDecimal64, blockNumberOrTag, arrayOf(float64)],
@@ -72,13 +72,13 @@ export function feeHistoryMethod(chain: Chain, maxBlocks: number) {
       const blocks = await Promise.all(
         Array.from({ length: count }, async (_, offset): Promise<BlockRecord> => {
           const height = oldest + offset;
-          return height === head ? chain.head() : (await chain.store.blockAt(height))!;
+          return height === head ? chain.head() : (await chain.blockAt(height))!;
         }),
       );
       const nextBaseFee =
         newestHeight === head
           ? chain.nextBaseFee()
-          : BigInt((await chain.store.blockAt(newestHeight + 1))!.baseFeePerGas);
+          : BigInt((await chain.blockAt(newestHeight + 1))!.baseFeePerGas);
       return {
         oldestBlock: toQuantity(oldest),
         baseFeePerGas: [...blocks.map((block) => block.baseFeePerGas), toQuantity(nextBaseFee)],

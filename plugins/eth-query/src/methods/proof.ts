@@ -7,7 +7,7 @@ import {
   InvalidInputError,
   LATEST_BLOCK,
   string,
-  type Chain,
+  type ChainReader,
   type MethodDefinition,
 } from '@evmnode/core';
 
@@ -21,7 +21,7 @@ function hexValue(value: Uint8Array): string {
  * one value and one proof operation (see `StorageProofOp`) per key, with no account fields.
  * Neither geth nor the interface defines `hexValues`' form, so it is the reference node's.
  */
-export function proofMethod(chain: Chain, maxKeys: number): MethodDefinition {
+export function proofMethod(chain: ChainReader, maxKeys: number): MethodDefinition {
   return defineMethod({
     name: 'eth_getProof',
     // Keys are JSON strings decoded in the handler, after the count check, as geth and the reference node do.

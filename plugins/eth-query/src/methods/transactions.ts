@@ -13,7 +13,8 @@ import {
   LATEST_BLOCK,
   toQuantity,
   uint64,
-  type Chain,
+  type ChainReader,
+  type TxPoolReader,
   type ChainViews,
 } from '@evmnode/core';
 
@@ -31,12 +32,12 @@ const uint = codec('hexutil.Uint', (value): bigint => {
 });
 
 /** §4.2: transactions by hash or position, receipts, nonces and VM errors. */
-export function transactionMethods(chain: Chain, views: ChainViews) {
+export function transactionMethods(chain: ChainReader, pool: TxPoolReader, views: ChainViews) {
   /** The VM error of a committed transaction, or undefined when it is unknown. */
   async function vmErrorOf(txHash: `0x${string}`): Promise<string | undefined> {
-    const location = await chain.store.locationOf(txHash);
+    const location = await chain.locationOf(txHash);
     if (location === undefined) return undefined;
-    return (await chain.store.receiptAt(location))?.vmError;
+    return (await chain.receiptAt(location))?.vmError;
   }
 
   return [
@@ -60,7 +61,7 @@ export function transactionMethods(chain: Chain, views: ChainViews) {
       name: 'eth_getTransactionCount',
       params: [address, blockRef.optional(LATEST_BLOCK)],
       handler: async ([who, block]) => {
-        if (block.kind === 'tag' && block.tag === 'pending') return toQuantity(await chain.pendingNonce(who));
+        if (block.kind === 'tag' && block.tag === 'pending') return toQuantity(await pool.pendingNonce(who));
         const { nonce } = await chain.accountAt(who, await chain.resolveHeight(block));
         return toQuantity(nonce);
       },

@@ -1,4 +1,4 @@
-import { blockRef, boolean, defineMethod, hash, InvalidInputError, type ParamCodec } from '@evmnode/core';
+import { boolean, defineMethod, InvalidInputError, type ParamCodec } from '@evmnode/core';
 
 function unsupported(
   name: string,
@@ -14,11 +14,6 @@ function unsupported(
   });
 }
 
-/** A `debug_` method: HTTP-only, as the whole namespace (decisions.md D2). */
-function unsupportedDebug(name: string, params: readonly ParamCodec<unknown>[]) {
-  return defineMethod({ ...unsupported(name, params), transports: ['http'] });
-}
-
 /**
  * Registered methods the chain does not support (interface.md §4.9, decisions.md D3): -32000,
  * not -32601. Each keeps geth's parameters, so a well-formed call gets the "not supported" answer.
@@ -28,9 +23,5 @@ export function unsupportedMethods() {
     unsupported('eth_syncing', []),
     unsupported('eth_blobBaseFee', [], 'blobs not supported on this chain'),
     unsupported('eth_newPendingTransactionFilter', [boolean.optional()]),
-    unsupportedDebug('debug_getRawHeader', [blockRef]),
-    unsupportedDebug('debug_getRawBlock', [blockRef]),
-    unsupportedDebug('debug_getRawReceipts', [blockRef]),
-    unsupportedDebug('debug_getRawTransaction', [hash]),
   ];
 }

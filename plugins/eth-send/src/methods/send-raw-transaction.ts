@@ -1,14 +1,14 @@
-import { data, defineMethod, type Chain } from '@evmnode/core';
+import { data, defineMethod, type TxSubmitter } from '@evmnode/core';
 
 /**
  * `eth_sendRawTransaction`: admits a signed transaction into the pool and returns its hash, or
  * the rejection with geth's wording. In `slow` mode it answers once the transaction's block is
  * committed.
  */
-export function sendRawTransaction(chain: Chain, slow: boolean) {
+export function sendRawTransaction(submitter: TxSubmitter, slow: boolean) {
   return defineMethod({
     name: 'eth_sendRawTransaction',
     params: [data],
-    handler: ([raw]) => chain.submit(raw, slow),
+    handler: ([raw]) => submitter.submit(raw, slow),
   });
 }

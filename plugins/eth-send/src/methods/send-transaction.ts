@@ -1,4 +1,4 @@
-import { callRequest, defineMethod, type KeyRing } from '@evmnode/core';
+import { callRequest, defineMethod, type KeyRing, type TxSubmitter } from '@evmnode/core';
 import { fillTransaction, type FillServices } from '../transactions/fill-transaction.js';
 import { senderKeyOf } from '../transactions/sender-key.js';
 import { SenderLock } from '../transactions/sender-lock.js';
@@ -8,7 +8,7 @@ import { SenderLock } from '../transactions/sender-lock.js';
  * price), signs a legacy EIP-155 transaction with the sender's hosted key (interface.md §4.1)
  * and submits it as `eth_sendRawTransaction` does, honouring `[evm] slow`.
  */
-export function sendTransaction(keys: KeyRing, services: FillServices, slow: boolean) {
+export function sendTransaction(keys: KeyRing, services: FillServices & { readonly submitter: TxSubmitter }, slow: boolean) {
   const lock = new SenderLock();
   return defineMethod({
     name: 'eth_sendTransaction',
@@ -17,7 +17,7 @@ export function sendTransaction(keys: KeyRing, services: FillServices, slow: boo
       const key = senderKeyOf(keys, request.from);
       const send = async () => {
         const signed = (await fillTransaction(request, services, 'legacy')).sign(key);
-        return services.chain.submit(signed.serialize(), slow);
+        return services.submitter.submit(signed.serialize(), slow);
       };
       return request.nonce === undefined ? lock.run(request.from!, send) : send();
     },

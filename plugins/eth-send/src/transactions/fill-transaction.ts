@@ -6,7 +6,8 @@ import {
   suggestedTip,
   toQuantity,
   type CallRequest,
-  type Chain,
+  type ChainReader,
+  type TxPoolReader,
   type Simulator,
 } from '@evmnode/core';
 
@@ -19,7 +20,8 @@ export type FeeStyle = 'legacy' | 'geth';
 
 /** What filling reads of the node. */
 export interface FillServices {
-  readonly chain: Chain;
+  readonly chain: ChainReader;
+  readonly pool: TxPoolReader;
   readonly simulator: Simulator;
   /** `[mempool] min_gas_price`: a filled legacy price below it would only be refused. */
   readonly minGasPrice: bigint;
@@ -88,7 +90,7 @@ export async function fillTransaction(
   services: FillServices,
   style: FeeStyle,
 ): Promise<TypedTransaction> {
-  const { chain, simulator } = services;
+  const { chain, pool, simulator } = services;
   if (request.authorizationList !== undefined) {
     throw new InvalidInputError(
       'authorization lists are not signed by the node: sign EIP-7702 transactions in the client and send them with eth_sendRawTransaction',
@@ -97,7 +99,7 @@ export async function fillTransaction(
   const from = request.from ?? ZERO_ADDRESS;
   const fees = feeFieldsOf(request, services, style);
   const value = request.value ?? 0n;
-  const nonce = request.nonce ?? (await chain.pendingNonce(from));
+  const nonce = request.nonce ?? (await pool.pendingNonce(from));
   const input = request.input ?? new Uint8Array();
   if (request.to === undefined && input.length === 0) {
     throw new InvalidInputError('contract creation without any data provided');

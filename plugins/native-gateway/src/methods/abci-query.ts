@@ -1,4 +1,4 @@
-import type { Chain } from '@evmnode/core';
+import type { ChainReader } from '@evmnode/core';
 import { base64 } from '@scure/base';
 import { QueryError, type QueryHandler } from '../queries/query-error.js';
 import { boolArg, hexBytesArg, intArg, optional, stringArg } from '../server/args.js';
@@ -27,7 +27,7 @@ function queryResponse(outcome: { value: Uint8Array } | QueryError, height: numb
  * logs of a Cosmos SDK node: an unknown path gets code 6, a handler's failure its gRPC status
  * turned into an SDK error.
  */
-export function abciQueryMethod(chain: Chain, handlers: readonly QueryHandler[]): GatewayMethod {
+export function abciQueryMethod(chain: ChainReader, handlers: readonly QueryHandler[]): GatewayMethod {
   const byPath = new Map(handlers.map((handler) => [handler.path, handler]));
   return defineGatewayMethod(
     'abci_query',

@@ -1,4 +1,4 @@
-import type { BlockRecord, Chain, NativeLayer } from '@evmnode/core';
+import type { BlockRecord, ChainReader, NativeLayer } from '@evmnode/core';
 import { base64 } from '@scure/base';
 import { rfc3339Nano, upperHexOf } from '../comet-json.js';
 import { defineGatewayMethod, type GatewayMethod } from '../server/gateway-method.js';
@@ -28,14 +28,14 @@ function blockSummary(block: BlockRecord): { hash: string; appHash: string; heig
 }
 
 /** `status`: the node, its head and earliest block; `node_info.network` is the native chain ID clients sign for. */
-export function statusMethod(native: NativeLayer, chain: Chain, rpcAddress: () => string): GatewayMethod {
+export function statusMethod(native: NativeLayer, chain: ChainReader, rpcAddress: () => string): GatewayMethod {
   return defineGatewayMethod('status', {}, async () => {
     const head = chain.head();
     // Blocks are kept forever (only state is pruned): the earliest is the first.
     const earliestHeight = Math.min(1, head.height);
     const latest = blockSummary(head);
     const earliest = blockSummary(
-      earliestHeight === head.height ? head : ((await chain.store.blockAt(earliestHeight)) ?? head),
+      earliestHeight === head.height ? head : ((await chain.blockAt(earliestHeight)) ?? head),
     );
     return {
       node_info: {
