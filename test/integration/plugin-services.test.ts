@@ -1,0 +1,59 @@
+import { expect } from 'chai';
+import { Transaction } from 'ethers';
+import { startTestNode, type TestNode } from '@evmnode/core/testing';
+import { devWallet, lower, sign } from '../support/chain-kit.js';
+import { fixturePlugin } from '../support/plugins/paths.js';
+import { rpc } from '../support/rpc-client.js';
+
+const RECIPIENT = '0x00000000000000000000000000000000000000aa';
+
+describe('plugin API services: the pool through TxPoolReader', () => {
+  let node: TestNode;
+  const call = async (method: string, params: unknown[] = []) => (await rpc(node.url, method, params)).result;
+
+  before(async () => {
+    // No block for a minute: everything admitted stays pooled.
+    node = await startTestNode({
+      plugins: ['eth-query', 'eth-send', fixturePlugin('pool-inspector')],
+      config: { consensus: { block_time: 60_000 } },
+    });
+  });
+  after(() => node.stop());
+
+  it('shows each sender’s ready and gapped transactions in nonce order, and the pending nonce past the ready ones', async () => {
+    const [first, second] = [devWallet(1), devWallet(2)];
+    // Out of order, with a gap at nonce 3 for the first sender.
+    for (const raw of [
+      await sign(first, { nonce: 1, to: RECIPIENT }),
+      await sign(first, { nonce: 4, to: RECIPIENT }),
+      await sign(first, { nonce: 0, to: RECIPIENT }),
+      await sign(second, { nonce: 0, to: RECIPIENT }),
+      await sign(first, { nonce: 2, to: RECIPIENT }),
+    ]) {
+      expect((await rpc(node.url, 'eth_sendRawTransaction', [raw])).error).to.equal(undefined);
+    }
+
+    expect(await call('test_poolCounts')).to.deep.equal({ pending: 4, queued: 1 });
+    expect(await call('test_poolContent')).to.deep.equal({
+      [lower(first.address)]: { pending: ['0x0', '0x1', '0x2'], queued: ['0x4'] },
+      [lower(second.address)]: { pending: ['0x0'], queued: [] },
+    });
+    expect(await call('test_poolFrom', [devWallet(3).address])).to.deep.equal({ pending: [], queued: [] });
+    expect(await call('test_pendingNonce', [first.address])).to.deep.equal({ head: 0, nonce: '0x3' });
+
+    const firstHash = Transaction.from(await sign(second, { nonce: 0, to: RECIPIENT })).hash;
+    expect(await call('test_pooledSender', [second.address, RECIPIENT])).to.deep.equal({
+      hash: firstHash,
+      sender: lower(second.address),
+      to: RECIPIENT,
+    });
+
+    // Filling the gap makes the queued one ready.
+    await rpc(node.url, 'eth_sendRawTransaction', [await sign(first, { nonce: 3, to: RECIPIENT })]);
+    expect(await call('test_poolFrom', [first.address])).to.deep.equal({
+      pending: ['0x0', '0x1', '0x2', '0x3', '0x4'],
+      queued: [],
+    });
+    expect(await call('test_poolCounts')).to.deep.equal({ pending: 6, queued: 0 });
+  });
+});
