@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import debugTrace from '@evmnode/plugin-debug-trace';
 import ethQuery from '@evmnode/plugin-eth-query';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { CHAIN_ID } from '../support/chain-kit.js';
@@ -279,7 +280,7 @@ const NOT_AN_ARRAY: readonly BadInput[] = [
   { params: 'latest', message: 'non-array args' },
 ];
 
-describe('malformed parameters: -32602 with geth wording, for every eth-query method and eth_sendRawTransaction', () => {
+describe('malformed parameters: -32602 with geth wording, for every eth-query and debug-trace method and eth_sendRawTransaction', () => {
   let node: TestNode;
   before(async () => {
     node = await startTestNode();
@@ -297,14 +298,18 @@ describe('malformed parameters: -32602 with geth wording, for every eth-query me
     return errors;
   }
 
-  it('has at least three malformed inputs for each method eth-query registers, and for eth_sendRawTransaction', async () => {
-    const registered = await methodsRegisteredBy(ethQuery, {
-      info: { network: 'local', chainId: CHAIN_ID },
-      chain: node.node.chain,
-      views: unusedDuringSetup('views'),
-      simulator: unusedDuringSetup('simulator'),
-      config: node.node.config.core,
-    });
+  it('has at least three malformed inputs for each method eth-query and debug-trace register, and for eth_sendRawTransaction', async () => {
+    const registered = [
+      ...(await methodsRegisteredBy(ethQuery, {
+        info: { network: 'local', chainId: CHAIN_ID },
+        chain: node.node.chain,
+        pool: unusedDuringSetup('pool'),
+        views: unusedDuringSetup('views'),
+        simulator: unusedDuringSetup('simulator'),
+        config: node.node.config.core,
+      })),
+      ...(await methodsRegisteredBy(debugTrace, {})),
+    ];
     const names = [...registered.map(({ name }) => name), 'eth_sendRawTransaction'];
     expect(Object.keys(BAD_INPUTS).sort()).to.deep.equal(names.sort());
     for (const [method, inputs] of Object.entries(BAD_INPUTS)) expect(inputs.length, method).to.be.at.least(3);
