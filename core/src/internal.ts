@@ -33,3 +33,5 @@ export { POINTER_RUNTIME_CODE } from './chain/native/pointer-code.js';
 export { ChainViews } from './views/chain-views.js';
 export { LogQuery } from './logs/log-query.js';
 export { Metrics } from './metrics/metrics.js';
+export { BlockReplayer } from './chain/replay/block-replayer.js';
+export { Simulator } from './chain/simulation/simulator.js';
