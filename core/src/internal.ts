@@ -35,3 +35,5 @@ export { IndexedLogQuery } from './logs/log-query.js';
 export { PoolReader } from './chain/pool/pool-reader.js';
 export { Metrics } from './metrics/metrics.js';
 export type { Chain } from './chain/chain.js';
+export { BlockReplayer } from './chain/replay/block-replayer.js';
+export { ChainSimulator } from './chain/simulation/simulator.js';

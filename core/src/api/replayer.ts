@@ -7,37 +7,83 @@ import type { BlockOverrides, CallRequest, StateOverrides } from '../rpc/call-co
 import type { BlockRef } from '../rpc/block-codecs.js';
 
 /**
+ * The opcode that opened a call frame, as geth's tracers name frame types. The transaction's own
+ * frame is `CALL` or `CREATE`.
+ */
+export type FrameType = 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL' | 'CREATE' | 'CREATE2';
+
+/** A log emitted by a LOG0..LOG4 opcode, at the moment it runs (it goes if its frame reverts). */
+export interface TracedLog {
+  readonly address: PrefixedHexString;
+  readonly topics: readonly PrefixedHexString[];
+  readonly data: Uint8Array;
+}
+
+/** A SELFDESTRUCT about to run: `value` is what moves to the beneficiary. */
+export interface TracedSelfDestruct {
+  readonly address: PrefixedHexString;
+  readonly beneficiary: PrefixedHexString;
+  readonly value: bigint;
+}
+
+/**
  * Hooks attached to the EVM while one transaction (or call) runs. Each may return a promise: the
  * EVM waits for it. Attaching `step` makes the interpreter stop at every opcode, so leave it out
  * when only call frames are wanted.
  */
 export interface EvmTracer {
-  /** Before each opcode, with the frame's stack, memory, gas and state. */
+  /**
+   * Before each opcode, with the frame's stack, memory, gas and state. `opcode.dynamicFee` is the
+   * opcode's whole cost (geth's `gasCost`: for the CALL family, the gas passed on included);
+   * `opcode.name` is the full name (`PUSH1`, `LOG2`). An opcode that fails for lack of gas is
+   * still announced; its frame's `exit` then carries the error.
+   */
   step?(step: InterpreterStep): void | Promise<void>;
-  /** When a call frame (the transaction's own included) starts. */
-  enter?(message: Message): void | Promise<void>;
-  /** When a call frame ends, with its result. */
+  /**
+   * When a call frame (the transaction's own included, precompiles too) starts: `message.depth`
+   * is 0 for the transaction's frame, `message.gasLimit` the gas it gets. A creation's address is
+   * known only at `exit` (`result.createdAddress`).
+   */
+  enter?(message: Message, type: FrameType): void | Promise<void>;
+  /** When a call frame ends, with its result (`execResult.executionGasUsed` is the gas it used). */
   exit?(result: EVMResult): void | Promise<void>;
+  /** A log as it is emitted, in execution order between the frames' `enter` and `exit`. */
+  log?(log: TracedLog): void;
+  /** A SELFDESTRUCT as it runs (geth's tracers show it as a frame of its own). */
+  selfDestruct?(selfDestruct: TracedSelfDestruct): void;
   /** A native-side effect made by a precompile in the transaction: a bank transfer. */
   nativeTransfer?(transfer: NativeTransfer): void;
+  /**
+   * Once the transaction has ended and its fees are paid, before anything else runs: the subject's
+   * `state` is now the state it left (prestate diffs read their `post` side here).
+   */
+  finish?(outcome: TraceOutcome): void | Promise<void>;
 }
 
 /** The transaction a tracer is about to watch, and the state it starts from. */
 export interface TraceSubject {
-  /** The block it runs in (for a call, the block it is simulated on top of). */
+  /** The block it runs in (for a call, the block whose state it runs on; block overrides are not reflected). */
   readonly block: BlockRecord;
   /** Its hash; undefined for a simulated call. */
   readonly hash: PrefixedHexString | undefined;
   /** Its index among the block's EVM transactions; undefined for a simulated call. */
   readonly index: number | undefined;
+  /** The block-wide index its first log gets (0 for a simulated call). */
+  readonly firstLogIndex: number;
+  /** The COINBASE the EVM sees: the fee collector, or a call's block override. */
+  readonly coinbase: PrefixedHexString;
   readonly from: PrefixedHexString;
   /** Undefined for a contract creation. */
   readonly to: PrefixedHexString | undefined;
   readonly value: bigint;
   readonly gasLimit: bigint;
+  /** The price per gas it pays (base fee plus effective tip). */
   readonly gasPrice: bigint;
   readonly input: Uint8Array;
-  /** The state right before it runs; read it (and after the run, the state it left) for prestate diffs. */
+  /**
+   * The state right before it runs, sender not yet charged: read it here for prestate values, in
+   * the hooks for the state as it runs, and in {@link EvmTracer.finish} for the state it left.
+   */
   readonly state: StateManagerInterface;
 }
 
@@ -59,7 +105,10 @@ export interface ReplayedTransaction extends TraceOutcome {
 }
 
 export interface ReplayOptions {
-  /** Stops the replay between two opcodes with the signal's reason as the error. */
+  /**
+   * Stops the replay with the signal's reason as the error: checked between transactions, at
+   * each call frame, and at each opcode when the tracer has `step`.
+   */
   readonly signal?: AbortSignal;
 }
 
@@ -80,13 +129,21 @@ export interface Replayer {
     tracerFor: (subject: TraceSubject) => EvmTracer | undefined,
     options?: ReplayOptions,
   ): Promise<ReplayedTransaction[]>;
-  /** Replays the block of committed transaction `hash` up to it, tracing it alone. Unknown hash: -32000. */
+  /**
+   * Replays the block of committed transaction `hash` up to it, tracing it alone. Unknown hash:
+   * -32000 `transaction not found`.
+   */
   replayTransaction(
     hash: PrefixedHexString,
     tracerFor: (subject: TraceSubject) => EvmTracer | undefined,
     options?: ReplayOptions,
   ): Promise<ReplayedTransaction>;
-  /** Runs a call as `eth_call` would on the state after block `ref`, traced (`debug_traceCall`). */
+  /**
+   * Runs a call as `eth_call` would on the state after block `ref` (gas cap, time limit, zero base
+   * fee when it names no price, overrides), as a whole transaction, traced (`debug_traceCall`). A
+   * VM error (a revert included) is part of the outcome; a check that fails before it runs is
+   * thrown as geth words it (`tracing failed: insufficient funds for gas * price + value: ...`).
+   */
   traceCall(
     request: CallRequest,
     ref: BlockRef,

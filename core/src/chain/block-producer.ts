@@ -1,16 +1,14 @@
-import { createBlock, type Block } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
-import { Account, Address, bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
-import { Bloom, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import { Address, bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { Bloom, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { keccak256 } from './native-crypto.js';
 import type { Logger } from 'pino';
 import type { Chain } from './chain.js';
-import { ChainParams } from './chain-params.js';
-import { createChainVM } from './evm/chain-vm.js';
+import { createBlockVM, executionBlock, runBlockTransaction } from './block-execution.js';
 import { gethVmError } from './simulation/call-errors.js';
 import { fastBlockOptions } from './evm/evm-common.js';
 import { dataHashOf, type ConsensusHeader } from './consensus-header.js';
-import { associateSendersBeforeExecution } from './native/association.js';
 import { NativeEffects } from './native/native-effects.js';
 import { deliver, type Delivered, type NativeRules } from './native/native-executor.js';
 import { nativeRecordsOf } from './native/native-records.js';
@@ -123,14 +121,7 @@ export class BlockProducer {
 
   static async create(chain: Chain, settings: ProducerSettings, logger: Logger): Promise<BlockProducer> {
     const live = stateManagerAt(chain.nodes, chain.common, hexToBytes(chain.head().stateRoot), HEAD_STATE_CACHES);
-    const vm = await createChainVM({
-      common: chain.common,
-      store: chain.store,
-      stateManager: live,
-      denoms: chain.denoms,
-      nativeEffects: new NativeEffects(),
-    });
-    associateSendersBeforeExecution(vm, chain.denoms);
+    const vm = await createBlockVM(chain, live, new NativeEffects());
     return new BlockProducer(chain, vm, live, settings, logger);
   }
 
@@ -181,17 +172,8 @@ export class BlockProducer {
     const height = parent.height + 1;
     const timeMs = BigInt(Math.max(Date.now(), Number(BigInt(parent.header.timeMs)) + 1));
     const prevRandao = keccak256(uint64BE(timeMs));
-    const evmBlock = createBlock(
-      {
-        header: {
-          number: BigInt(height),
-          timestamp: timeMs / 1000n,
-          gasLimit,
-          baseFeePerGas: baseFee,
-          coinbase: ChainParams.feeCollector,
-          mixHash: prevRandao,
-        },
-      },
+    const evmBlock = executionBlock(
+      { number: BigInt(height), timestamp: timeMs / 1000n, gasLimit, baseFee, prevRandao },
       this.blockOptions,
     );
     // Anything failing from execution to the write leaves nothing stored: the state resets below.
@@ -318,12 +300,7 @@ export class BlockProducer {
         }
         let result: RunTxResult;
         try {
-          result = await runTx(this.vm, {
-            tx: pooled.tx,
-            block: evmBlock,
-            blockGasUsed: execution.gasUsed,
-            skipHardForkValidation: true,
-          });
+          result = await runBlockTransaction(this.vm, pooled.tx, evmBlock, execution.gasUsed);
         } catch (error) {
           this.logger.debug({ err: error, tx: pooled.hash }, 'transaction dropped at execution');
           this.chain.pool.remove(pooled);
@@ -331,7 +308,6 @@ export class BlockProducer {
           halted.add(pooled.sender);
           continue;
         }
-        await this.#payBaseFee(result.totalGasSpent * baseFee);
         execution.gasUsed += result.totalGasSpent;
         execution.nextNonces.set(pooled.sender, pooled.nonce + 1n);
         execution.bloom.or(result.bloom);
@@ -365,15 +341,5 @@ export class BlockProducer {
       nonces.set(sender, account?.nonce ?? 0n);
     }
     return nonces;
-  }
-
-  /** The EVM burns the base fee; here it goes to the fee collector with the tips (decisions.md D4). */
-  async #payBaseFee(amount: bigint): Promise<void> {
-    if (amount === 0n) return;
-    const collector = new Address(hexToBytes(ChainParams.feeCollector));
-    // Without tips it may not exist yet: empty accounts are removed after each transaction.
-    const account = (await this.live.getAccount(collector)) ?? new Account();
-    account.balance += amount;
-    await this.live.putAccount(collector, account);
   }
 }

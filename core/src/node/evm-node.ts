@@ -13,6 +13,7 @@ import type { NativeRules } from '../chain/native/native-executor.js';
 import { ChainNativeLayer } from '../chain/native/native-layer.js';
 import { loadGenesis } from '../chain/genesis-source.js';
 import { PoolReader } from '../chain/pool/pool-reader.js';
+import { BlockReplayer } from '../chain/replay/block-replayer.js';
 import { ChainSimulator } from '../chain/simulation/simulator.js';
 import { KeyRing } from '../keys/key-ring.js';
 import { StoredChainViews } from '../views/chain-views.js';
@@ -136,12 +137,12 @@ export class EvmNode {
     container.register(CoreTokens.TxPoolReader, {
       useValue: new PoolReader(chain.pool, (sender) => chain.pendingNonce(sender)),
     });
-    container.register(CoreTokens.Simulator, {
-      useValue: new ChainSimulator(chain, {
-        gasCap: BigInt(core.evm.simulation_gas_limit),
-        evmTimeoutMs: core.evm.simulation_evm_timeout,
-      }),
+    const simulator = new ChainSimulator(chain, {
+      gasCap: BigInt(core.evm.simulation_gas_limit),
+      evmTimeoutMs: core.evm.simulation_evm_timeout,
     });
+    container.register(CoreTokens.Simulator, { useValue: simulator });
+    container.register(CoreTokens.Replayer, { useValue: new BlockReplayer(chain, simulator, nativeRulesOf(core)) });
     const native = new ChainNativeLayer(chain, nativeRulesOf(core));
     container.register(CoreTokens.NativeLayer, { useValue: native });
     container.register(CoreTokens.KeyRing, { useValue: new KeyRing() });

@@ -5,6 +5,7 @@ import { createVM, type VM } from '@ethereumjs/vm';
 import { blockHashes } from './block-hashes.js';
 import { offloadedPrecompiles } from './offloaded-precompiles.js';
 import type { ComputeDeadline } from './precompile-threads.js';
+import type { TracedOpcodes } from './traced-opcodes.js';
 import type { ChainStore } from '../chain-store.js';
 import { CurrentMessage } from '../precompiles/current-message.js';
 import type { Denoms } from '../native/bank.js';
@@ -25,6 +26,8 @@ export interface ChainVmOptions {
   readonly customOpcodes?: CustomOpcodes;
   /** When a simulated call's precompile computation is abandoned; none for blocks. */
   readonly deadline?: ComputeDeadline;
+  /** What tracers are told beyond the EVM's events; for VMs that trace (replays, simulated calls). */
+  readonly tracedOpcodes?: TracedOpcodes;
 }
 
 /**
@@ -34,6 +37,10 @@ export interface ChainVmOptions {
  */
 export async function createChainVM(options: ChainVmOptions): Promise<VM> {
   const currentMessage = new CurrentMessage();
+  const customOpcodes = [
+    ...(options.customOpcodes ?? []),
+    ...(options.tracedOpcodes?.customOpcodes(options.common) ?? []),
+  ];
   const vm = await createVM({
     common: options.common,
     stateManager: options.stateManager,
@@ -48,7 +55,7 @@ export async function createChainVM(options: ChainVmOptions): Promise<VM> {
           nativeEffects: options.nativeEffects,
         }),
       ],
-      ...(options.customOpcodes === undefined ? {} : { customOpcodes: options.customOpcodes }),
+      ...(customOpcodes.length === 0 ? {} : { customOpcodes }),
     },
   });
   currentMessage.follow(vm.evm);

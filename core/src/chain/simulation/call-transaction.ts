@@ -12,6 +12,13 @@ export function pricesOf(request: CallRequest): { readonly feeCap: bigint; reado
   return { feeCap: request.maxFeePerGas ?? 0n, tip: request.maxPriorityFeePerGas ?? 0n };
 }
 
+/** The price per gas a simulated call pays in a block of base fee `baseFee` (zero when it names none). */
+export function gasPriceOf(request: CallRequest, baseFee: bigint): bigint {
+  if (request.gasPrice !== undefined) return request.gasPrice;
+  const { feeCap, tip } = pricesOf(request);
+  return feeCap === 0n ? 0n : baseFee + (tip < feeCap - baseFee ? tip : feeCap - baseFee);
+}
+
 /** geth refuses a call object with both fee styles (`TransactionArgs.ToMessage`). */
 export function checkFeeStyle(request: CallRequest): void {
   if (

@@ -4,6 +4,7 @@ import type { VM } from '@ethereumjs/vm';
 import type { Chain } from '../chain.js';
 import { createChainVM } from '../evm/chain-vm.js';
 import type { ComputeDeadline } from '../evm/precompile-threads.js';
+import { TracedOpcodes } from '../evm/traced-opcodes.js';
 import { NativeEffects } from '../native/native-effects.js';
 import { stateManagerAt, type StateCacheSizes } from '../state/world-state.js';
 
@@ -33,6 +34,8 @@ export class SimulationVm {
     readonly state: MerkleStateManager,
     /** What the native side did in the running call; read to report a native refusal. */
     readonly nativeEffects: NativeEffects,
+    /** What a traced call's tracer is told beyond the EVM's events. */
+    readonly tracedOpcodes: TracedOpcodes,
   ) {}
 
   static async create(chain: Chain): Promise<SimulationVm> {
@@ -44,6 +47,7 @@ export class SimulationVm {
     // concurrency limit (which could never see two calls at once).
     const holder: { simulation?: SimulationVm } = {};
     const nativeEffects = new NativeEffects();
+    const tracedOpcodes = new TracedOpcodes();
     // Expensive precompiles compute on worker threads; past the deadline their worker is stopped.
     const deadline: ComputeDeadline = {
       at: () => holder.simulation?.deadline ?? Number.POSITIVE_INFINITY,
@@ -56,6 +60,7 @@ export class SimulationVm {
       denoms: chain.denoms,
       nativeEffects,
       deadline,
+      tracedOpcodes,
       customOpcodes: [
         {
           opcode: JUMPDEST,
@@ -72,7 +77,7 @@ export class SimulationVm {
       if (turn === undefined) resolve?.();
       else void turn.then(() => resolve?.());
     });
-    holder.simulation = new SimulationVm(vm, state, nativeEffects);
+    holder.simulation = new SimulationVm(vm, state, nativeEffects, tracedOpcodes);
     return holder.simulation;
   }
 

@@ -11,11 +11,12 @@ import {
 } from '@ethereumjs/util';
 import { runTx, type RunTxResult } from '@ethereumjs/vm';
 import { LRUCache } from 'lru-cache';
-import { callTransaction, checkFeeStyle, paysFees, pricesOf, senderOf } from './call-transaction.js';
+import { callTransaction, checkFeeStyle, gasPriceOf, paysFees, pricesOf, senderOf } from './call-transaction.js';
 import { gethVmError, goDuration, PrecheckError, revertError } from './call-errors.js';
 import { SimulationPool } from './simulation-pool.js';
 import { SimulationTimeout, type SimulationVm } from './simulation-vm.js';
 import type { Chain } from '../chain.js';
+import { attachTracer, traceOutcomeOf } from '../evm/evm-tracing.js';
 import { fastBlockOptions } from '../evm/evm-common.js';
 import { fastTxOptions } from '../pool/raw-transaction.js';
 import { ChainParams } from '../chain-params.js';
@@ -23,6 +24,7 @@ import type { BlockRecord } from '../records.js';
 import type { AccessListEntry, BlockOverrides, CallRequest, StateOverrides } from '../../rpc/call-codecs.js';
 import type { BlockRef } from '../../rpc/block-codecs.js';
 import type { AccessListResult, Simulator } from '../../api/simulator.js';
+import type { EvmTracer, TraceOutcome, TraceSubject } from '../../api/replayer.js';
 import { CrossVmError, InvalidInputError, type RpcError } from '../../errors/rpc-error.js';
 
 const TX_GAS = 21_000n;
@@ -179,6 +181,62 @@ export class ChainSimulator implements Simulator {
   }
 
   /**
+   * `debug_traceCall`: runs the call as `eth_call` does, with the tracer `tracerFor` gives
+   * attached, always as a whole transaction (so that the tracer sees the sender charged and its
+   * nonce counted, as geth's does). A VM error is part of the outcome; nothing is remembered.
+   */
+  async trace(
+    request: CallRequest,
+    ref: BlockRef,
+    tracerFor: (subject: TraceSubject) => EvmTracer | undefined,
+    overrides: { readonly state?: StateOverrides; readonly block?: BlockOverrides } = {},
+    signal?: AbortSignal,
+  ): Promise<TraceOutcome> {
+    signal?.throwIfAborted();
+    const parent = await this.#blockOf(ref, request);
+    const traced = this.#session(parent, overrides.state, overrides.block, request, async (session) => {
+      const { simulation, block } = session;
+      const gasLimit = this.#callGas(request);
+      simulation.nativeEffects.reset();
+      const tracer = tracerFor({
+        block: parent,
+        hash: undefined,
+        index: undefined,
+        firstLogIndex: 0,
+        coinbase: block.header.coinbase.toString(),
+        from: senderOf(request),
+        to: request.to,
+        value: request.value ?? 0n,
+        gasLimit,
+        gasPrice: gasPriceOf(request, block.header.baseFeePerGas ?? 0n),
+        input: request.input ?? new Uint8Array(0),
+        state: simulation.state,
+      });
+      const detach = tracer === undefined ? undefined : attachTracer(simulation, tracer, signal);
+      let run: RunOutcome;
+      try {
+        // The state it leaves stays until the session ends, for the tracer's `finish`.
+        run = await session.run(request, gasLimit, true).catch((failure: unknown) => {
+          throw failure instanceof PrecheckError
+            ? new InvalidInputError(`tracing failed: ${failure.message}`)
+            : failure;
+        });
+      } finally {
+        detach?.();
+      }
+      if (belowUpfrontGas(run.error)) throw new InvalidInputError(`tracing failed: ${run.error}`);
+      const outcome = traceOutcomeOf(run.result);
+      await tracer?.finish?.(outcome);
+      return outcome;
+    });
+    // An abort inside the EVM comes out as the VM's failure: the signal's reason is the error.
+    return traced.catch((error: unknown) => {
+      signal?.throwIfAborted();
+      throw error;
+    });
+  }
+
+  /**
    * One run of `request` with `gasLimit` gas, as a bare message when it calls an existing address
    * without authorizations (five times cheaper), else as a whole transaction.
    */
@@ -239,10 +297,7 @@ export class ChainSimulator implements Simulator {
       journal.addAlwaysWarmAddress(entry.address.slice(2), true);
       for (const key of entry.storageKeys) journal.addAlwaysWarmSlot(entry.address.slice(2), key.slice(2), true);
     }
-    const { feeCap, tip } = pricesOf(request);
-    const baseFee = session.block.header.baseFeePerGas ?? 0n;
-    const gasPrice =
-      request.gasPrice ?? (feeCap === 0n ? 0n : baseFee + (tip < feeCap - baseFee ? tip : feeCap - baseFee));
+    const gasPrice = gasPriceOf(request, session.block.header.baseFeePerGas ?? 0n);
     await state.checkpoint();
     try {
       const { execResult } = await vm.evm.runCall({

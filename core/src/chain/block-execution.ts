@@ -1,0 +1,88 @@
+import { createBlock, type Block, type BlockOptions } from '@ethereumjs/block';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Account, Address, hexToBytes } from '@ethereumjs/util';
+import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import type { Chain } from './chain.js';
+import { ChainParams } from './chain-params.js';
+import { createChainVM } from './evm/chain-vm.js';
+import type { TracedOpcodes } from './evm/traced-opcodes.js';
+import { associateSendersBeforeExecution } from './native/association.js';
+import type { NativeEffects } from './native/native-effects.js';
+
+/**
+ * How the block producer runs a block's transactions, shared with the replayer so that a replay
+ * runs every transaction exactly as its block did.
+ */
+
+/** The header fields of a block that its transactions see. */
+export interface ExecutionHeader {
+  readonly number: bigint;
+  /** Seconds. */
+  readonly timestamp: bigint;
+  readonly gasLimit: bigint;
+  readonly baseFee: bigint;
+  /** PREVRANDAO (mixHash). */
+  readonly prevRandao: Uint8Array;
+}
+
+/** The ethereumjs block a block's transactions run in; COINBASE is the fee collector (decisions.md D4). */
+export function executionBlock(header: ExecutionHeader, options: BlockOptions): Block {
+  return createBlock(
+    {
+      header: {
+        number: header.number,
+        timestamp: header.timestamp,
+        gasLimit: header.gasLimit,
+        baseFeePerGas: header.baseFee,
+        coinbase: ChainParams.feeCollector,
+        mixHash: header.prevRandao,
+      },
+    },
+    options,
+  );
+}
+
+/** A VM that runs blocks on `state`: the chain's rules, and senders associated as they first sign. */
+export async function createBlockVM(
+  chain: Chain,
+  state: MerkleStateManager,
+  nativeEffects: NativeEffects,
+  tracedOpcodes?: TracedOpcodes,
+): Promise<VM> {
+  const vm = await createChainVM({
+    common: chain.common,
+    store: chain.store,
+    stateManager: state,
+    denoms: chain.denoms,
+    nativeEffects,
+    ...(tracedOpcodes === undefined ? {} : { tracedOpcodes }),
+  });
+  associateSendersBeforeExecution(vm, chain.denoms);
+  return vm;
+}
+
+/**
+ * Runs one of a block's EVM transactions and pays its base fee to the fee collector. Throws when
+ * the transaction fails its checks (the producer then drops it).
+ */
+export async function runBlockTransaction(
+  vm: VM,
+  tx: TypedTransaction,
+  block: Block,
+  blockGasUsed: bigint,
+): Promise<RunTxResult> {
+  const result = await runTx(vm, { tx, block, blockGasUsed, skipHardForkValidation: true });
+  await payBaseFee(vm.stateManager, result.totalGasSpent * (block.header.baseFeePerGas ?? 0n));
+  return result;
+}
+
+/** The EVM burns the base fee; here it goes to the fee collector with the tips (decisions.md D4). */
+async function payBaseFee(state: VM['stateManager'], amount: bigint): Promise<void> {
+  if (amount === 0n) return;
+  const collector = new Address(hexToBytes(ChainParams.feeCollector));
+  // Without tips it may not exist yet: empty accounts are removed after each transaction.
+  const account = (await state.getAccount(collector)) ?? new Account();
+  account.balance += amount;
+  await state.putAccount(collector, account);
+}
