@@ -59,9 +59,12 @@ export type { TxSubmitter } from './api/tx-submitter.js';
 export type { PoolTransaction, SenderPool, TxPoolReader } from './api/tx-pool-reader.js';
 export type {
   EvmTracer,
+  FrameType,
   ReplayedTransaction,
   Replayer,
   ReplayOptions,
+  TracedLog,
+  TracedSelfDestruct,
   TraceOutcome,
   TraceSubject,
 } from './api/replayer.js';

@@ -57,3 +57,33 @@ describe('plugin API services: the pool through TxPoolReader', () => {
     expect(await call('test_poolCounts')).to.deep.equal({ pending: 6, queued: 0 });
   });
 });
+
+describe('plugin API services: tracing through the Replayer', () => {
+  let node: TestNode;
+  before(async () => {
+    node = await startTestNode({
+      plugins: ['eth-query', 'eth-send', fixturePlugin('trace-inspector')],
+      config: { consensus: { block_time: 100 } },
+    });
+  });
+  after(() => node.stop());
+
+  it('replays a committed creation with a tracer attached and gets its frames, its opcodes and the receipt gasUsed', async () => {
+    // Init code that stores 42 in slot 0 and returns no code: PUSH1 42, PUSH1 0, SSTORE.
+    const raw = await sign(devWallet(4), { nonce: 0, data: '0x602a600055', gasLimit: 100_000n });
+    const { result: hash } = await rpc(node.url, 'eth_sendRawTransaction', [raw]);
+    let receipt = null;
+    while (receipt === null) receipt = (await rpc(node.url, 'eth_getTransactionReceipt', [hash])).result;
+
+    expect((await rpc(node.url, 'test_traceFrames', [hash])).result).to.deep.equal({
+      frames: ['0:CREATE'],
+      sawSstore: true,
+      gasUsed: receipt.gasUsed,
+      receiptGasUsed: receipt.gasUsed,
+    });
+    expect((await rpc(node.url, 'test_traceFrames', [`0x${'ab'.repeat(32)}`])).error).to.deep.equal({
+      code: -32000,
+      message: 'transaction not found',
+    });
+  });
+});

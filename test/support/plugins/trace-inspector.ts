@@ -1,0 +1,45 @@
+import {
+  CoreTokens,
+  defineMethod,
+  definePlugin,
+  hash,
+  toQuantity,
+  type EvmTracer,
+  type PluginSetup,
+} from '@evmnode/core';
+
+// A third-party plugin that traces through the Replayer alone, as the debug-trace plugin does.
+const deps = { replayer: CoreTokens.Replayer, chain: CoreTokens.ChainReader };
+
+const setup: PluginSetup<typeof deps> = ({ deps: { replayer, chain }, rpc }) => {
+  rpc.register([
+    defineMethod({
+      name: 'test_traceFrames',
+      params: [hash],
+      handler: async ([txHash]) => {
+        const frames: string[] = [];
+        const opcodes = new Set<string>();
+        const tracer: EvmTracer = {
+          enter: (message, type) => void frames.push(`${message.depth}:${type}`),
+          step: (step) => void opcodes.add(step.opcode.name),
+        };
+        const replayed = await replayer.replayTransaction(txHash, () => tracer);
+        const location = await chain.locationOf(txHash);
+        const receipt = location === undefined ? undefined : await chain.receiptAt(location);
+        return {
+          frames,
+          sawSstore: opcodes.has('SSTORE'),
+          gasUsed: toQuantity(replayed.gasUsed),
+          receiptGasUsed: receipt?.gasUsed,
+        };
+      },
+    }),
+  ]);
+};
+
+export default definePlugin({
+  id: 'trace-inspector',
+  coreApi: '^2.0.0',
+  deps,
+  setup: () => Promise.resolve({ default: setup }),
+});
