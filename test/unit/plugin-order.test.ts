@@ -142,6 +142,13 @@ describe('plugin order', () => {
       );
     });
 
+    it('refuses a core service taken from another copy of core', () => {
+      const listed = [plugin('hello', { deps: { chain: defineToken<unknown>('ChainInfo') } })];
+      expect(() => orderPlugins(listed, [], CORE_API_VERSION)).to.throw(
+        'plugin "hello" needs the service ChainInfo of another copy of @evmnode/core than the node\'s: make @evmnode/core a peer dependency of the plugin, and import it from an ES module.',
+      );
+    });
+
     it('refuses two plugins providing one service, naming both', () => {
       const listed = [plugin('blob-store', { provides: [Blobs] }), plugin('s3-blobs', { provides: [Keys, Blobs] })];
       expect(() => orderPlugins(listed, [], CORE_API_VERSION)).to.throw(

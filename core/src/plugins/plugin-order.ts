@@ -136,6 +136,12 @@ function missingProviderMessage(
     );
   }
   // Tokens are compared by identity: one of the same name means two copies of the module defining it.
+  if ([...CORE_PROVIDED].some((core) => tokenName(core) === service)) {
+    return (
+      `plugin "${id}" needs the service ${service} of another copy of @evmnode/core than the node's: ` +
+      'make @evmnode/core a peer dependency of the plugin, and import it from an ES module.'
+    );
+  }
   const namesake = [...providers].find(([other]) => other !== token && tokenName(other) === service)?.[1];
   if (namesake !== undefined) {
     return (
