@@ -80,6 +80,17 @@ describe('plugins', () => {
     ]);
   });
 
+  it('sets a plugin up after the plugin providing the service it needs, listed after it', async () => {
+    const node = await startTestNode({
+      plugins: [fixturePlugin('greeting-consumer'), fixturePlugin('greeting-provider')],
+    });
+    try {
+      expect((await rpc(node.url, 'fixture_greet', ['frens'])).result).to.equal('gm, frens');
+    } finally {
+      await node.stop();
+    }
+  });
+
   describe('refusals to start', () => {
     it('an unknown plugin', async () => {
       expect(await refusalOf({ plugins: ['eth-qeury'] })).to.equal(
@@ -107,7 +118,7 @@ describe('plugins', () => {
 
     it('a service nothing provides', async () => {
       expect(await refusalOf({ plugins: [fixturePlugin('needs-unprovided')] })).to.equal(
-        'plugin "needs-unprovided" needs the service UnprovidedService, which neither core nor an earlier plugin provides: add the plugin that provides it to [node] plugins, before this one.',
+        'plugin "needs-unprovided" needs the service UnprovidedService, which neither core nor any plugin in [node] plugins provides: add the plugin that provides it to [node] plugins.',
       );
     });
 
@@ -116,6 +127,14 @@ describe('plugins', () => {
         await refusalOf({ plugins: [helloWorldFolder], config: { plugins: { 'hello-world': { greeting: 42 } } } }),
       ).to.equal(
         'plugin "hello-world" has an invalid configuration: plugins.hello-world.greeting: must be of type String: value was 42; fix [plugins.hello-world] in app.toml.',
+      );
+    });
+
+    it('two plugins providing one service', async () => {
+      expect(
+        await refusalOf({ plugins: [fixturePlugin('greeting-provider'), fixturePlugin('rival-greeter')] }),
+      ).to.equal(
+        'plugins "greeting-provider" and "rival-greeter" both provide the service Greeter: remove one of them from [node] plugins.',
       );
     });
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CORE_API_VERSION, definePlugin, type PluginManifest } from '@evmnode/core';
+import { CORE_API_VERSION, CoreTokens, definePlugin, defineToken, type PluginManifest } from '@evmnode/core';
 import { orderPlugins, type LoadedPlugin } from '@evmnode/core/internal';
 
 function plugin(id: string, extra: Partial<PluginManifest> = {}, entry = id): LoadedPlugin {
@@ -8,6 +8,9 @@ function plugin(id: string, extra: Partial<PluginManifest> = {}, entry = id): Lo
     manifest: definePlugin({ id, coreApi: '^2.0.0', setup: () => Promise.reject(new Error('not set up')), ...extra }),
   };
 }
+
+const Blobs = defineToken<string[]>('BlobStore');
+const Keys = defineToken<string[]>('KeyStore');
 
 const ids = (plugins: readonly LoadedPlugin[]) => plugins.map((loaded) => loaded.manifest.id);
 
@@ -77,6 +80,98 @@ describe('plugin order', () => {
     expect(() => orderPlugins(listed, [], CORE_API_VERSION)).to.throw(
       'plugins depend on each other in a cycle: a -> b -> c -> a.',
     );
+  });
+
+  describe('from the services plugins provide', () => {
+    it('sets a plugin up after the one providing a service it needs, whatever the operator order', () => {
+      const listed = [
+        plugin('archive-reader', { deps: { blobs: Blobs } }),
+        plugin('eth-query'),
+        plugin('blob-store', { provides: [Blobs] }),
+      ];
+      expect(ids(orderPlugins(listed, [], CORE_API_VERSION).active)).to.deep.equal([
+        'eth-query',
+        'blob-store',
+        'archive-reader',
+      ]);
+    });
+
+    it('combines provided services with dependsOn', () => {
+      const listed = [
+        plugin('reader', { deps: { blobs: Blobs }, dependsOn: ['indexer'] }),
+        plugin('indexer', { deps: { keys: Keys } }),
+        plugin('blob-store', { provides: [Blobs] }),
+        plugin('key-store', { provides: [Keys] }),
+      ];
+      expect(ids(orderPlugins(listed, [], CORE_API_VERSION).active)).to.deep.equal([
+        'blob-store',
+        'key-store',
+        'indexer',
+        'reader',
+      ]);
+    });
+
+    it('needs no plugin for the services core provides', () => {
+      const listed = [plugin('hello', { deps: { chain: CoreTokens.ChainInfo, config: CoreTokens.Config } })];
+      expect(ids(orderPlugins(listed, [], CORE_API_VERSION).active)).to.deep.equal(['hello']);
+    });
+
+    it('refuses a service no plugin provides, naming the plugin, the service and the fix', () => {
+      expect(() => orderPlugins([plugin('archive-reader', { deps: { blobs: Blobs } })], [], CORE_API_VERSION)).to.throw(
+        'plugin "archive-reader" needs the service BlobStore, which neither core nor any plugin in [node] plugins provides: add the plugin that provides it to [node] plugins.',
+      );
+    });
+
+    it('refuses a service whose provider is switched off by a tag, naming the tag', () => {
+      const listed = [
+        plugin('blob-store', { provides: [Blobs], tags: ['archive'] }),
+        plugin('archive-reader', { deps: { blobs: Blobs } }),
+      ];
+      expect(() => orderPlugins(listed, ['archive'], CORE_API_VERSION)).to.throw(
+        'plugin "archive-reader" needs the service BlobStore, which plugin "blob-store" provides, but [node] disable_tags switches it off (tag "archive"): remove "archive" from disable_tags, or remove "archive-reader" from [node] plugins.',
+      );
+    });
+
+    it('refuses a service provided under a token of the same name from another copy of its module', () => {
+      const listed = [
+        plugin('blob-store', { provides: [defineToken<string[]>('BlobStore')] }),
+        plugin('archive-reader', { deps: { blobs: Blobs } }),
+      ];
+      expect(() => orderPlugins(listed, [], CORE_API_VERSION)).to.throw(
+        'plugin "archive-reader" needs the service BlobStore, and plugin "blob-store" provides a service of that name, but from another copy of the module that defines it: install one copy of the package that defines the token, as a peer dependency of both plugins.',
+      );
+    });
+
+    it('refuses a core service taken from another copy of core', () => {
+      const listed = [plugin('hello', { deps: { chain: defineToken<unknown>('ChainInfo') } })];
+      expect(() => orderPlugins(listed, [], CORE_API_VERSION)).to.throw(
+        'plugin "hello" needs the service ChainInfo of another copy of @evmnode/core than the node\'s: make @evmnode/core a peer dependency of the plugin, and import it from an ES module.',
+      );
+    });
+
+    it('refuses two plugins providing one service, naming both', () => {
+      const listed = [plugin('blob-store', { provides: [Blobs] }), plugin('s3-blobs', { provides: [Keys, Blobs] })];
+      expect(() => orderPlugins(listed, [], CORE_API_VERSION)).to.throw(
+        'plugins "blob-store" and "s3-blobs" both provide the service BlobStore: remove one of them from [node] plugins.',
+      );
+    });
+
+    it('refuses a cycle through provided services, naming each service', () => {
+      const listed = [
+        plugin('d'),
+        plugin('blob-store', { provides: [Blobs], dependsOn: ['indexer'] }),
+        plugin('indexer', { provides: [Keys], deps: { blobs: Blobs } }),
+      ];
+      expect(() => orderPlugins(listed, [], CORE_API_VERSION)).to.throw(
+        'plugins depend on each other in a cycle: blob-store -> indexer -> blob-store (service BlobStore). Remove one of these dependencies, or remove one of the plugins from [node] plugins.',
+      );
+    });
+
+    it('refuses a plugin that needs the service it provides itself', () => {
+      expect(() =>
+        orderPlugins([plugin('loop', { provides: [Keys], deps: { keys: Keys } })], [], CORE_API_VERSION),
+      ).to.throw('plugins depend on each other in a cycle: loop -> loop (service KeyStore).');
+    });
   });
 
   it('refuses a plugin whose core API range this core does not satisfy', () => {

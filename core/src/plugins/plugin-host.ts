@@ -77,8 +77,8 @@ export class PluginHost {
     for (const [name, token] of Object.entries(manifest.deps ?? {})) {
       if (!own.isRegistered(token, true)) {
         throw new StartupError(
-          `plugin "${manifest.id}" needs the service ${tokenName(token)}, which neither core nor an earlier plugin provides: ` +
-            'add the plugin that provides it to [node] plugins, before this one.',
+          // orderPlugins refuses a service nothing provides; this guards a core token core did not register.
+          `plugin "${manifest.id}" needs the service ${tokenName(token)}, which was not provided before its setup.`,
         );
       }
       deps[name] = own.resolve(token);

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { manifestProblem, type PluginManifest } from './define-plugin.js';
@@ -40,19 +41,28 @@ function moduleOfFolder(folder: string): string {
   return path.join(folder, typeof target === 'string' ? target : 'index.js');
 }
 
-/** The module URL an entry names, or undefined when nothing by that name exists. */
-function resolveEntry(entry: string): string | undefined {
+/** The module an entry names, and whether it is a built-in plugin. */
+interface ResolvedEntry {
+  readonly entry: string;
+  readonly url: string;
+  /** An `@evmnode/plugin-*` package: it depends on this very version of core, so npm installs it one copy. */
+  readonly builtIn: boolean;
+}
+
+/** The module an entry names, or undefined when nothing by that name exists. */
+function resolveEntry(entry: string): ResolvedEntry | undefined {
   if (isPath(entry)) {
     const absolute = path.resolve(entry);
     try {
-      return pathToFileURL(statSync(absolute).isDirectory() ? moduleOfFolder(absolute) : absolute).href;
+      const file = statSync(absolute).isDirectory() ? moduleOfFolder(absolute) : absolute;
+      return { entry, url: pathToFileURL(file).href, builtIn: false };
     } catch {
       return undefined;
     }
   }
   for (const specifier of [builtInPackageOf(entry), entry]) {
     try {
-      return import.meta.resolve(specifier);
+      return { entry, url: import.meta.resolve(specifier), builtIn: specifier.startsWith(builtInPackageOf('')) };
     } catch {
       // Not this one; try the next form of the name.
     }
@@ -60,20 +70,38 @@ function resolveEntry(entry: string): string | undefined {
   return undefined;
 }
 
+let coreShared = false;
+
+/**
+ * Registers core-resolve-hook.js, once per process: from then on every import of core, by any
+ * module, gets this copy. Only for plugins other than the built-in ones, which depend on this very
+ * core: the hook runs on a loader thread of its own, which costs about 0.15 s of CPU at start-up.
+ */
+function shareCoreWithPlugins(): void {
+  if (coreShared) return;
+  register('./core-resolve-hook.js', import.meta.url);
+  coreShared = true;
+}
+
 /**
  * Imports the manifest of each `[node] plugins` entry: a built-in name, a package name, or a path
- * (relative to the working directory) to a plugin folder or module. Only manifests are imported.
+ * (relative to the working directory) to a plugin folder or module. Only manifests are imported,
+ * and whatever copy of `@evmnode/core` a plugin would find, it imports this one.
  */
 export async function loadPlugins(entries: readonly string[]): Promise<LoadedPlugin[]> {
-  const loaded: LoadedPlugin[] = [];
-  for (const entry of entries) {
-    const url = resolveEntry(entry);
-    if (url === undefined) {
+  const resolved = entries.map((entry) => {
+    const found = resolveEntry(entry);
+    if (found === undefined) {
       throw new StartupError(
         `plugin "${entry}" in [node] plugins was not found: it is not a built-in plugin (${builtInPackageOf(entry)}), ` +
           'an installed package, or an existing path. Correct the name, install the package, or give the path to its folder.',
       );
     }
+    return found;
+  });
+  if (resolved.some(({ builtIn }) => !builtIn)) shareCoreWithPlugins();
+  const loaded: LoadedPlugin[] = [];
+  for (const { entry, url } of resolved) {
     let module: { default?: unknown };
     try {
       module = (await import(url)) as { default?: unknown };

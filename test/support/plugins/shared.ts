@@ -8,3 +8,6 @@ export const EventLog = defineToken<string[]>('EventLog');
 
 /** A service nothing provides. */
 export const Unprovided = defineToken<string>('UnprovidedService');
+
+/** A service the greeting-provider fixture provides and the greeting-consumer fixture serves a method with. */
+export const Greeter = defineToken<{ greet(name: string): string }>('Greeter');
