@@ -12,6 +12,7 @@ import {
   GWEI,
   devWallet,
   expectedNextBaseFee,
+  lower,
   quantity,
   sign,
   signEachType,
@@ -286,6 +287,19 @@ describe('eth blocks: eth_getBlockByNumber/ByHash, transaction counts, eth_getBl
           await resultOf(call, 'eth_getTransactionReceipt', [head.transactions[0]]),
         ]);
       }
+    });
+
+    it('writes contractAddress on every receipt: the created address for the deployment, null for the others', async () => {
+      const receipts: any[] = await blockReceipts('0x1');
+      const created = lower(getCreateAddress({ from: devWallet(1).address, nonce: 4 }));
+      expect(receipts.map((receipt) => [receipt.contractAddress, receipt.to])).to.deep.equal([
+        [null, RECIPIENT],
+        [null, RECIPIENT],
+        [null, RECIPIENT],
+        [null, RECIPIENT],
+        [created, null],
+        [null, created],
+      ]);
     });
 
     it('gives [] for genesis, and null for a zero or unknown hash and a future number', async () => {
