@@ -98,6 +98,7 @@ describe('chain blocks: execution, receipts, fees, base fee and the block event 
       expect(receipt).to.deep.equal({
         blockHash: included.hash,
         blockNumber: quantity(height),
+        contractAddress: null,
         cumulativeGasUsed: '0x5208',
         effectiveGasPrice: quantity(effective),
         from: lower(sender.address),
@@ -220,7 +221,7 @@ describe('chain blocks: execution, receipts, fees, base fee and the block event 
     expect(receipt.logs).to.deep.equal([]);
     // geth sets contractAddress on every creation receipt, failed or not.
     expect(receipt.contractAddress).to.equal(lower(getCreateAddress({ from: sender.address, nonce: 0 })));
-    expect(receipt).to.not.have.property('to');
+    expect(receipt).to.have.property('to', null);
     const height = Number(receipt.blockNumber);
     expect(
       (await balanceOf(node.url, sender.address, quantity(height - 1))) -
@@ -255,10 +256,10 @@ describe('chain blocks: execution, receipts, fees, base fee and the block event 
       address = lower(getCreateAddress({ from: deployer.address, nonce: 0 }));
     });
 
-    it('deploys: the receipt has contractAddress, no to, and the constructor Transfer log', async () => {
+    it('deploys: the receipt has contractAddress, to null, and the constructor Transfer log', async () => {
       expect(deployment.status).to.equal('0x1');
       expect(deployment.contractAddress).to.equal(address);
-      expect(deployment).to.not.have.property('to');
+      expect(deployment).to.have.property('to', null);
       expect(Number(deployment.gasUsed)).to.be.within(100_000, 2_000_000 - 1);
       expect(deployment.logs).to.deep.equal([
         {
@@ -302,7 +303,7 @@ describe('chain blocks: execution, receipts, fees, base fee and the block event 
       receipts.forEach((receipt, index) => {
         expect(receipt.status).to.equal('0x1');
         expect(receipt.to).to.equal(address);
-        expect(receipt).to.not.have.property('contractAddress');
+        expect(receipt).to.have.property('contractAddress', null);
         expect(receipt.transactionIndex).to.equal(quantity(index));
         expect(receipt.logs).to.have.length(1);
         const [log] = receipt.logs;

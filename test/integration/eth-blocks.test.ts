@@ -12,6 +12,7 @@ import {
   GWEI,
   devWallet,
   expectedNextBaseFee,
+  lower,
   quantity,
   sign,
   signEachType,
@@ -34,6 +35,8 @@ const ZERO_ADDRESS: Hex = `0x${'00'.repeat(20)}`;
 const EMPTY_BLOOM = `0x${'00'.repeat(256)}`;
 /** keccak256(RLP([])): the uncle hash of a block without uncles. */
 const EMPTY_UNCLES_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
+/** keccak256(RLP('')): the transactions root the reference node writes for a block without transactions. */
+const EMPTY_TRIE_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
 const RECIPIENT = '0x00000000000000000000000000000000000000dd';
 const UNKNOWN_HASH = `0x${'ab'.repeat(32)}`;
 
@@ -122,7 +125,7 @@ describe('eth blocks: eth_getBlockByNumber/ByHash, transaction counts, eth_getBl
       stateRoot: genesisRecord.stateRoot,
       timestamp: quantity(BigInt(genesisRecord.header.timeMs) / 1000n),
       transactions: [],
-      transactionsRoot: dataHashOf([]),
+      transactionsRoot: EMPTY_TRIE_ROOT,
       uncles: [],
     });
     expect(await blockByNumber('earliest')).to.deep.equal(genesis);
@@ -286,6 +289,19 @@ describe('eth blocks: eth_getBlockByNumber/ByHash, transaction counts, eth_getBl
           await resultOf(call, 'eth_getTransactionReceipt', [head.transactions[0]]),
         ]);
       }
+    });
+
+    it('writes contractAddress on every receipt: the created address for the deployment, null for the others', async () => {
+      const receipts: any[] = await blockReceipts('0x1');
+      const created = lower(getCreateAddress({ from: devWallet(1).address, nonce: 4 }));
+      expect(receipts.map((receipt) => [receipt.contractAddress, receipt.to])).to.deep.equal([
+        [null, RECIPIENT],
+        [null, RECIPIENT],
+        [null, RECIPIENT],
+        [null, RECIPIENT],
+        [created, null],
+        [null, created],
+      ]);
     });
 
     it('gives [] for genesis, and null for a zero or unknown hash and a future number', async () => {

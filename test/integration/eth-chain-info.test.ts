@@ -255,7 +255,7 @@ describe('eth chain information: identity, fee suggestions, fee history, unavail
       });
     });
 
-    it('clamps the count to max_blocks_for_log, and a newest block beyond the head to the head', async () => {
+    it('clamps the count to max_blocks_for_log', async () => {
       while (Number((await blockAt('latest')).number) < MAX_BLOCKS) {
         const nonce = Number(await resultOf(call, 'eth_getTransactionCount', [devWallet(5).address, 'latest']));
         await transferBlock(5, nonce);
@@ -271,8 +271,18 @@ describe('eth chain information: identity, fee suggestions, fee history, unavail
         baseFeePerGas: [...blocks.map((block) => block.baseFeePerGas), quantity(baseFeeAfter(head))],
         gasUsedRatio: blocks.map((block) => Math.round((Number(block.gasUsed) / 12_500_000) * 1e4) / 1e4),
       };
-      for (const newestBlock of ['latest', 'pending', 'safe', 'finalized', head.number, quantity(newest + 1000)]) {
+      for (const newestBlock of ['latest', 'pending', 'safe', 'finalized', head.number]) {
         expect(await feeHistory(['0x400', newestBlock, []]), newestBlock).to.deep.equal(expected);
+      }
+    });
+
+    it('refuses a newest block beyond the head with both heights in decimal', async () => {
+      const head = Number((await blockAt('latest')).number);
+      for (const beyond of [head + 1, head + 1000]) {
+        expect(await errorOf(call, 'eth_feeHistory', ['0x1', quantity(beyond), []]), String(beyond)).to.deep.equal({
+          code: -32000,
+          message: `requested last block ${beyond} is not yet available; safe latest is ${head}`,
+        });
       }
     });
 

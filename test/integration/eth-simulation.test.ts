@@ -1,6 +1,17 @@
 import { expect } from 'chai';
-import { AbiCoder, Interface, getAddress, getCreateAddress, toBeHex, zeroPadValue, type HDNodeWallet } from 'ethers';
+import {
+  AbiCoder,
+  ContractFactory,
+  Interface,
+  getAddress,
+  getCreateAddress,
+  keccak256,
+  toBeHex,
+  zeroPadValue,
+  type HDNodeWallet,
+} from 'ethers';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
+import { testToken } from '@evmnode/tools/contracts/test-token';
 import {
   BLOCK_GAS_LIMIT,
   FEE_COLLECTOR,
@@ -494,11 +505,42 @@ describe('simulation: eth_call, eth_estimateGas, eth_estimateGasAfterCalls, eth_
       expect(list).to.deep.equal({ accessList: [], error: 'execution reverted', gasUsed: receipt.gasUsed });
     });
 
-    it('serves a sender with code, as geth does, leaving the sender out of the list', async () => {
+    it('serves a sender with code, as geth does, listing the sender only with the slots the call reads', async () => {
       const peek = input('peek', [neighbour]);
       const list = await result('eth_createAccessList', [{ from: neighbour, to: target, input: peek }]);
-      expect(list).to.deep.equal({ accessList: [], gasUsed: list.gasUsed });
+      expect(list).to.deep.equal({
+        accessList: [{ address: lower(neighbour), storageKeys: [SLOT_STORED] }],
+        gasUsed: list.gasUsed,
+      });
       expect(Number(list.gasUsed)).to.be.greaterThan(21_000);
+    });
+
+    it('lists the recipient with the slots it reads and writes: an ERC20 transfer names both balances, sorted', async () => {
+      const { abi: tokenAbi, bytecode } = testToken();
+      const { data } = await new ContractFactory(tokenAbi, bytecode).getDeployTransaction('Test', 'TST', 1000n);
+      const deployment = await mined(node.url, sender, { nonce: senderNonce++, data, gasLimit: 2_000_000n });
+      const token = deployment.contractAddress as string;
+      const transfer = new Interface(tokenAbi).encodeFunctionData('transfer', [NOBODY, 10n]);
+      const list = await result('eth_createAccessList', [{ from: sender.address, to: token, input: transfer }]);
+      // TestToken's `balanceOf` mapping is slot 3: the recipient's balance sorts before the
+      // sender's, which the transfer reads first.
+      const balanceSlot = (owner: string) => keccak256(coder.encode(['address', 'uint256'], [owner, 3]));
+      const recipientBalance = '0x559614b4d580ed63d8a55cd6b8faddba8339f014c3d1f205f17c8d91908d9837';
+      const senderBalance = '0xddfe746303372e8d2ea45aa78e3e91478f7307894b155f7ff4ebb7ddaa345272';
+      expect([balanceSlot(NOBODY), balanceSlot(sender.address)]).to.deep.equal([recipientBalance, senderBalance]);
+      expect(list).to.deep.equal({
+        accessList: [{ address: token, storageKeys: [recipientBalance, senderBalance] }],
+        gasUsed: list.gasUsed,
+      });
+      const receipt = await mined(node.url, sender, {
+        nonce: senderNonce++,
+        to: token,
+        data: transfer,
+        gasLimit: 100_000n,
+        accessList: list.accessList,
+      });
+      expect(receipt.status).to.equal('0x1');
+      expect(list.gasUsed).to.equal(receipt.gasUsed);
     });
   });
 });

@@ -144,6 +144,7 @@ describe('eth transactions: lookups, receipts, nonces and VM errors', function (
         expect(await receiptOf(hash), `type ${index}`).to.deep.equal({
           blockHash: typed.block.hash,
           blockNumber: typed.block.number,
+          contractAddress: null,
           cumulativeGasUsed: quantity(cumulative),
           effectiveGasPrice: quantity(prices[index]!),
           from: lower(typed.sender.address),
@@ -159,16 +160,16 @@ describe('eth transactions: lookups, receipts, nonces and VM errors', function (
       }
     });
 
-    it('has contractAddress only on creations, and no to on them', async () => {
+    it('has contractAddress on every receipt, null but on creations, and to null on creations, as geth writes them', async () => {
       const [deployment, revert, outOfGas] = await Promise.all(failing.hashes.map(receiptOf));
       for (const [creation, nonce] of [
         [deployment, 0],
         [outOfGas, 2],
       ] as const) {
         expect(creation.contractAddress).to.equal(lower(getCreateAddress({ from: failing.sender.address, nonce })));
-        expect(creation).to.not.have.property('to');
+        expect(creation).to.have.property('to', null);
       }
-      expect(revert).to.not.have.property('contractAddress');
+      expect(revert).to.have.property('contractAddress', null);
       expect(revert.to).to.equal(deployment.contractAddress);
     });
   });

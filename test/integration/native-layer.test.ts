@@ -21,6 +21,8 @@ import { rpc } from '../support/rpc-client.js';
 import { nativeSigner, sendNative, signNative, type NativeSigner } from '../support/native-kit.js';
 
 const WEI_PER_USEI = 10n ** 12n;
+/** keccak256(RLP('')): the root of an empty trie. */
+const EMPTY_TRIE_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
 /** What a native transaction pays at the local minimum (1 gwei) for 200,000 gas: 200 usei. */
 const FEE = [{ denom: 'usei', amount: '200' }];
 
@@ -267,6 +269,9 @@ describe('native layer: bank, auth, association, native transactions', function 
     // eth_ sees none of it: no transactions, and the index counts EVM transactions only.
     const ethBlock = await rpc(node.url, 'eth_getBlockByNumber', [`0x${block.height.toString(16)}`, true]);
     expect(ethBlock.result.transactions).to.deep.equal([]);
+    // The reference node's root for a view without transactions; a view that lists some has the data hash.
+    expect(ethBlock.result.transactionsRoot).to.equal(EMPTY_TRIE_ROOT);
+    expect((await views.block(ref, false, 'ext2'))!.transactionsRoot).to.equal(block.header.dataHash);
     expect(
       (await rpc(node.url, 'eth_getBlockTransactionCountByNumber', [`0x${block.height.toString(16)}`])).result,
     ).to.equal('0x0');

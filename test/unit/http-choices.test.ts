@@ -17,6 +17,43 @@ describe('HTTP answer encoding', () => {
     expect(chooseEncoding(LARGE, 'identity', '203.0.113.7')).to.equal(undefined);
   });
 
+  it('follows q-values: q=0 refuses a coding, the higher q wins, brotli first on a tie', () => {
+    const remote = '203.0.113.7';
+    const cases: [size: number, acceptEncoding: string, expected: string | undefined][] = [
+      [LARGE, 'br;q=0', undefined],
+      [LARGE, 'gzip, br;q=0', 'gzip'],
+      [LARGE, 'br, gzip;q=0', 'br'],
+      [4096, 'gzip;q=0, br', undefined],
+      [LARGE, 'gzip;q=0', undefined],
+      [4096, 'gzip;q=0', undefined],
+      [LARGE, 'br;q=0.5, gzip;q=0.8', 'gzip'],
+      [LARGE, 'gzip;q=0.5, br;q=0.8', 'br'],
+      [LARGE, 'gzip;q=0.8, br;q=0.8', 'br'],
+      [LARGE, 'GZIP', 'gzip'],
+    ];
+    for (const [size, acceptEncoding, expected] of cases) {
+      expect(chooseEncoding(size, acceptEncoding, remote), `${size} ${acceptEncoding}`).to.equal(expected);
+    }
+  });
+
+  it('reads * as every coding not named, and sends as is when identity is rated higher or nothing is acceptable', () => {
+    const remote = '203.0.113.7';
+    const cases: [size: number, acceptEncoding: string, expected: string | undefined][] = [
+      [LARGE, '*', 'br'],
+      [4096, '*', 'gzip'],
+      [LARGE, 'br;q=0, *', 'gzip'],
+      [LARGE, 'gzip, *;q=0', 'gzip'],
+      [LARGE, '*;q=0', undefined],
+      [LARGE, 'identity;q=0, gzip;q=0.1', 'gzip'],
+      [LARGE, 'identity, gzip;q=0.5', undefined],
+      [LARGE, 'identity;q=0.5, gzip;q=0.5', 'gzip'],
+      [LARGE, '', undefined],
+    ];
+    for (const [size, acceptEncoding, expected] of cases) {
+      expect(chooseEncoding(size, acceptEncoding, remote), `${size} ${acceptEncoding}`).to.equal(expected);
+    }
+  });
+
   it('never compresses for a loopback client: 127.0.0.0/8, ::1 and IPv4-mapped forms', () => {
     for (const address of ['127.0.0.1', '127.3.2.1', '::1', '::ffff:127.0.0.1']) {
       expect(chooseEncoding(LARGE, 'gzip, br', address), address).to.equal(undefined);

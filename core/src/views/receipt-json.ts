@@ -2,12 +2,15 @@ import type { BlockRecord, ReceiptRecord } from '../chain/records.js';
 import { formatLog } from './log-json.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
 
-/** A stored receipt in geth's JSON shape: `contractAddress` only on creations, `to` absent on them. */
+/**
+ * A stored receipt in geth's JSON shape: geth writes every key, so `contractAddress` is null but on
+ * creations and `to` is null on them.
+ */
 export function formatReceipt(receipt: ReceiptRecord, block: BlockRecord): Record<string, unknown> {
   return {
     blockHash: block.hash,
     blockNumber: toQuantity(block.height),
-    ...(receipt.contractAddress === null ? {} : { contractAddress: receipt.contractAddress }),
+    contractAddress: receipt.contractAddress,
     cumulativeGasUsed: receipt.cumulativeGasUsed,
     effectiveGasPrice: receipt.effectiveGasPrice,
     from: receipt.from,
@@ -15,7 +18,7 @@ export function formatReceipt(receipt: ReceiptRecord, block: BlockRecord): Recor
     logs: receipt.logs.map((log) => formatLog(log, block.hash, block.height)),
     logsBloom: receipt.logsBloom,
     status: toQuantity(receipt.status),
-    ...(receipt.to === null ? {} : { to: receipt.to }),
+    to: receipt.to,
     transactionHash: receipt.transactionHash,
     transactionIndex: toQuantity(receipt.transactionIndex),
     type: receipt.type,

@@ -159,7 +159,8 @@ export class ChainSimulator implements Simulator {
 
   /**
    * `eth_createAccessList`: runs the call with the list it produced until the list stops
-   * changing, as geth does. A VM error is part of the result, not an error.
+   * changing, as geth does. A VM error is part of the result, not an error. Addresses come in the
+   * order first touched and slots sorted, as reth and anvil write them (geth's order is its maps').
    */
   async createAccessList(request: CallRequest, ref: BlockRef): Promise<AccessListResult> {
     return this.#session(await this.#blockOf(ref, request), undefined, undefined, request, async (session) => {
@@ -171,7 +172,9 @@ export class ChainSimulator implements Simulator {
           gasUsed,
           error,
         } = await this.#attempt(session, { ...request, accessList: list }, this.#callGas(request), true);
-        const next = accessList.filter((entry) => !excluded.has(entry.address));
+        const next = accessList
+          .filter((entry) => entry.storageKeys.length > 0 || !excluded.has(entry.address))
+          .map((entry) => ({ address: entry.address, storageKeys: entry.storageKeys.toSorted() }));
         if (JSON.stringify(next) === JSON.stringify(list)) {
           return { accessList: next, gasUsed, ...(error === '' ? {} : { error: gethVmError(error) }) };
         }
@@ -409,7 +412,10 @@ export class ChainSimulator implements Simulator {
     return hi;
   }
 
-  /** geth leaves the sender, the recipient (or created contract) and precompiles out of access lists. */
+  /**
+   * The addresses geth's access-list tracer lists only with storage slots: the sender, the
+   * recipient (or created contract) and precompiles.
+   */
   #accessListExclusions(session: Session, request: CallRequest): Set<string> {
     const excluded = new Set<string>([senderOf(request)]);
     if (request.to !== undefined) excluded.add(request.to);

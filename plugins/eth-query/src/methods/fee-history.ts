@@ -55,7 +55,8 @@ function checkPercentiles(percentiles: readonly number[]): void {
 /**
  * `eth_feeHistory` (§2.8): base fees (one more than blocks: the next block's), gas used ratios
  * with four decimals, and tip percentiles weighted by gas. The count is clamped to
- * `max_blocks_for_log` and to the chain; a newest block beyond the head reads as the head.
+ * `max_blocks_for_log` and to the chain; a newest block beyond the head is refused with the
+ * reference node's -32000, heights in decimal.
  */
 export function feeHistoryMethod(chain: ChainReader, maxBlocks: number) {
   return defineMethod({
@@ -65,8 +66,10 @@ export function feeHistoryMethod(chain: ChainReader, maxBlocks: number) {
       checkPercentiles(percentiles);
       const head = chain.head().height;
       if (requested === 0n) return { oldestBlock: '0x0', baseFeePerGas: [], gasUsedRatio: [] };
-      const newestHeight =
-        typeof newest === 'bigint' ? Math.min(Number(newest), head) : newest === 'earliest' ? 0 : head;
+      if (typeof newest === 'bigint' && newest > BigInt(head)) {
+        throw new InvalidInputError(`requested last block ${newest} is not yet available; safe latest is ${head}`);
+      }
+      const newestHeight = typeof newest === 'bigint' ? Number(newest) : newest === 'earliest' ? 0 : head;
       const count = Math.min(Number(requested > BigInt(maxBlocks) ? BigInt(maxBlocks) : requested), newestHeight + 1);
       const oldest = newestHeight - count + 1;
       const blocks = await Promise.all(
