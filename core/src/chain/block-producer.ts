@@ -1,5 +1,5 @@
 import { createBlock, type Block } from '@ethereumjs/block';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import type { EVM } from '@ethereumjs/evm';
 import { Account, Address, bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import { Bloom, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { keccak256 } from './native-crypto.js';
@@ -25,7 +25,7 @@ import {
   type ReceiptRecord,
   type ReceiptResult,
 } from './records.js';
-import { HEAD_STATE_CACHES, stateManagerAt } from './state/world-state.js';
+import { HEAD_STATE_CACHES, stateManagerAt, type WorldState } from './state/world-state.js';
 import { uint64BE } from '../storage/buckets.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
 
@@ -114,7 +114,7 @@ export class BlockProducer {
   private constructor(
     private readonly chain: Chain,
     private readonly vm: VM,
-    private readonly live: MerkleStateManager,
+    private readonly live: WorldState,
     private readonly settings: ProducerSettings,
     private readonly logger: Logger,
     private readonly blockOptions = fastBlockOptions(chain.common),
@@ -265,8 +265,9 @@ export class BlockProducer {
 
   /**
    * Runs the native transactions in arrival order, then the EVM candidates in order, within one
-   * state checkpoint (one trie commit per block). A transaction that fails its checks now is
-   * dropped with no receipt; an EVM sender's later transactions wait in the pool for the next block.
+   * state checkpoint (one trie commit per block). A transaction that fails its checks now, or
+   * whose execution throws, is dropped with no receipt; an EVM sender's later transactions wait in
+   * the pool for the next block.
    * A transaction whose gas limit exceeds what is left of the block is skipped, never ends it.
    */
   async #execute(
@@ -290,6 +291,7 @@ export class BlockProducer {
     const haltedSigners = new Set<PrefixedHexString>();
     let logIndex = 0;
     await this.live.checkpoint();
+    const blockCheckpoints = this.live.openCheckpoints;
     try {
       for (const tx of nativeCandidates) {
         const signer = bytesToHex(tx.signer.bytes);
@@ -325,7 +327,9 @@ export class BlockProducer {
             skipHardForkValidation: true,
           });
         } catch (error) {
-          this.logger.debug({ err: error, tx: pooled.hash }, 'transaction dropped at execution');
+          // As geth leaves out a transaction it cannot apply: no receipt, nothing of it in the block.
+          await this.#revertThrownExecution(blockCheckpoints);
+          this.logger.warn({ err: error, tx: pooled.hash }, 'transaction dropped: its execution threw');
           this.chain.pool.remove(pooled);
           execution.dropped.push(pooled.hash);
           halted.add(pooled.sender);
@@ -351,10 +355,23 @@ export class BlockProducer {
       }
       await this.live.commit();
     } catch (error) {
-      await this.live.revert();
+      // Whatever threw, and whatever it left open, nothing of the block stays.
+      while (this.live.openCheckpoints > 0) await this.live.revert();
       throw error;
     }
     return execution;
+  }
+
+  /**
+   * Undoes a transaction whose execution threw: ethereumjs reverts only its outermost checkpoint,
+   * so the frames it was in leave theirs open (and their transient storage), and the block's
+   * commit would keep the transaction's writes or fail. Reverted down to the block's checkpoint,
+   * the state is as if the transaction had not run.
+   */
+  async #revertThrownExecution(blockCheckpoints: number): Promise<void> {
+    while (this.live.openCheckpoints > blockCheckpoints) await this.live.revert();
+    // The VM's EVM is ethereumjs' own (createVM builds it); its interface type leaves this out.
+    (this.vm.evm as EVM).transientStorage.clear();
   }
 
   /** State nonces of every sender with pooled transactions. */
