@@ -6,6 +6,7 @@ import { keccak256 } from './native-crypto.js';
 import type { Logger } from 'pino';
 import type { Chain } from './chain.js';
 import { ChainParams } from './chain-params.js';
+import { storeParentHash } from './evm/block-history.js';
 import { createChainVM } from './evm/chain-vm.js';
 import { gethVmError } from './simulation/call-errors.js';
 import { fastBlockOptions } from './evm/evm-common.js';
@@ -200,7 +201,7 @@ export class BlockProducer {
     let executionEnd: number;
     let recordsEnd: number;
     try {
-      execution = await this.#execute(nativeCandidates, candidates, evmBlock, baseFee, gasLimit);
+      execution = await this.#execute(nativeCandidates, candidates, evmBlock, baseFee, gasLimit, parent.hash);
       const stateRoot = await this.live.getStateRoot();
       executionEnd = performance.now();
 
@@ -264,8 +265,9 @@ export class BlockProducer {
   }
 
   /**
-   * Runs the native transactions in arrival order, then the EVM candidates in order, within one
-   * state checkpoint (one trie commit per block). A transaction that fails its checks now, or
+   * Stores the parent's hash in the history contract (EIP-2935), then runs the native transactions
+   * in arrival order and the EVM candidates in order, within one state checkpoint (one trie commit
+   * per block). A transaction that fails its checks now, or
    * whose execution throws, is dropped with no receipt; an EVM sender's later transactions wait in
    * the pool for the next block.
    * A transaction whose gas limit exceeds what is left of the block is skipped, never ends it.
@@ -276,6 +278,7 @@ export class BlockProducer {
     evmBlock: Block,
     baseFee: bigint,
     gasLimit: bigint,
+    parentHash: PrefixedHexString,
   ): Promise<Execution> {
     const execution: Execution = {
       natives: [],
@@ -293,6 +296,7 @@ export class BlockProducer {
     await this.live.checkpoint();
     const blockCheckpoints = this.live.openCheckpoints;
     try {
+      await storeParentHash(this.vm, evmBlock.header.number, hexToBytes(parentHash));
       for (const tx of nativeCandidates) {
         const signer = bytesToHex(tx.signer.bytes);
         if (haltedSigners.has(signer)) continue;
