@@ -28,7 +28,14 @@ describe('evmnode CLI', () => {
     expect(init).to.deep.equal({ code: 0, stdout: `wrote ${file}\nwrote ${genesisFile}\n`, stderr: '' });
     const genesis = JSON.parse(readFileSync(genesisFile, 'utf8'));
     expect(genesis).to.include({ chainId: 1328, gasLimit: '0xbebc20', baseFeePerGas: '0x3b9aca00' });
-    expect(genesis.alloc).to.deep.equal({});
+    // EIP-2935's history contract, as geth's genesis deploys the Prague system contracts.
+    expect(genesis.alloc).to.deep.equal({
+      '0x0000f90827f1c53a10cb7a02335b175320002935': {
+        balance: '0x0',
+        nonce: '0x1',
+        code: '0x3373fffffffffffffffffffffffffffffffffffffffe14604657602036036042575f35600143038111604257611fff81430311604257611fff9006545f5260205ff35b5f5ffd5b5f35611fff60014303065500',
+      },
+    });
     const text = readFileSync(file, 'utf8');
     expect(text).to.include('# Serve JSON-RPC over HTTP.\nhttp_enabled = true');
     const toml = parseToml(text) as Record<string, Record<string, unknown>>;
@@ -53,7 +60,8 @@ describe('evmnode CLI', () => {
     expect((await runCli(['init', '--home', home, '--force'])).code).to.equal(0);
     expect(parseToml(readFileSync(file, 'utf8')).node).to.include({ network: 'local', chain_id: 713714 });
 
-    expect(Object.keys(JSON.parse(readFileSync(genesisFile, 'utf8')).alloc)).to.have.length(10);
+    // The history contract and the ten dev accounts.
+    expect(Object.keys(JSON.parse(readFileSync(genesisFile, 'utf8')).alloc)).to.have.length(11);
     const node = await startNodeProcess(['--home', home]);
     expect((await rpc(node.url, 'eth_chainId')).result).to.equal('0xae3f2');
     expect((await rpc(node.url, 'eth_getBalance', ['0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'])).result).to.equal(

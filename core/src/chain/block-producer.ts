@@ -1,11 +1,12 @@
 import type { Block } from '@ethereumjs/block';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import type { EVM } from '@ethereumjs/evm';
 import { Address, bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import { Bloom, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { keccak256 } from './native-crypto.js';
 import type { Logger } from 'pino';
 import type { Chain } from './chain.js';
 import { createBlockVM, executionBlock, runBlockTransaction } from './block-execution.js';
+import { storeParentHash } from './evm/block-history.js';
 import { gethVmError } from './simulation/call-errors.js';
 import { fastBlockOptions } from './evm/evm-common.js';
 import { dataHashOf, type ConsensusHeader } from './consensus-header.js';
@@ -23,7 +24,7 @@ import {
   type ReceiptRecord,
   type ReceiptResult,
 } from './records.js';
-import { HEAD_STATE_CACHES, stateManagerAt } from './state/world-state.js';
+import { HEAD_STATE_CACHES, stateManagerAt, type WorldState } from './state/world-state.js';
 import { uint64BE } from '../storage/buckets.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
 
@@ -112,7 +113,7 @@ export class BlockProducer {
   private constructor(
     private readonly chain: Chain,
     private readonly vm: VM,
-    private readonly live: MerkleStateManager,
+    private readonly live: WorldState,
     private readonly settings: ProducerSettings,
     private readonly logger: Logger,
     private readonly blockOptions = fastBlockOptions(chain.common),
@@ -182,7 +183,7 @@ export class BlockProducer {
     let executionEnd: number;
     let recordsEnd: number;
     try {
-      execution = await this.#execute(nativeCandidates, candidates, evmBlock, baseFee, gasLimit);
+      execution = await this.#execute(nativeCandidates, candidates, evmBlock, baseFee, gasLimit, parent.hash);
       const stateRoot = await this.live.getStateRoot();
       executionEnd = performance.now();
 
@@ -246,9 +247,11 @@ export class BlockProducer {
   }
 
   /**
-   * Runs the native transactions in arrival order, then the EVM candidates in order, within one
-   * state checkpoint (one trie commit per block). A transaction that fails its checks now is
-   * dropped with no receipt; an EVM sender's later transactions wait in the pool for the next block.
+   * Stores the parent's hash in the history contract (EIP-2935), then runs the native transactions
+   * in arrival order and the EVM candidates in order, within one state checkpoint (one trie commit
+   * per block). A transaction that fails its checks now, or
+   * whose execution throws, is dropped with no receipt; an EVM sender's later transactions wait in
+   * the pool for the next block.
    * A transaction whose gas limit exceeds what is left of the block is skipped, never ends it.
    */
   async #execute(
@@ -257,6 +260,7 @@ export class BlockProducer {
     evmBlock: Block,
     baseFee: bigint,
     gasLimit: bigint,
+    parentHash: PrefixedHexString,
   ): Promise<Execution> {
     const execution: Execution = {
       natives: [],
@@ -272,7 +276,9 @@ export class BlockProducer {
     const haltedSigners = new Set<PrefixedHexString>();
     let logIndex = 0;
     await this.live.checkpoint();
+    const blockCheckpoints = this.live.openCheckpoints;
     try {
+      await storeParentHash(this.vm, evmBlock.header.number, hexToBytes(parentHash));
       for (const tx of nativeCandidates) {
         const signer = bytesToHex(tx.signer.bytes);
         if (haltedSigners.has(signer)) continue;
@@ -302,7 +308,9 @@ export class BlockProducer {
         try {
           result = await runBlockTransaction(this.vm, pooled.tx, evmBlock, execution.gasUsed);
         } catch (error) {
-          this.logger.debug({ err: error, tx: pooled.hash }, 'transaction dropped at execution');
+          // As geth leaves out a transaction it cannot apply: no receipt, nothing of it in the block.
+          await this.#revertThrownExecution(blockCheckpoints);
+          this.logger.warn({ err: error, tx: pooled.hash }, 'transaction dropped: its execution threw');
           this.chain.pool.remove(pooled);
           execution.dropped.push(pooled.hash);
           halted.add(pooled.sender);
@@ -327,10 +335,23 @@ export class BlockProducer {
       }
       await this.live.commit();
     } catch (error) {
-      await this.live.revert();
+      // Whatever threw, and whatever it left open, nothing of the block stays.
+      while (this.live.openCheckpoints > 0) await this.live.revert();
       throw error;
     }
     return execution;
+  }
+
+  /**
+   * Undoes a transaction whose execution threw: ethereumjs reverts only its outermost checkpoint,
+   * so the frames it was in leave theirs open (and their transient storage), and the block's
+   * commit would keep the transaction's writes or fail. Reverted down to the block's checkpoint,
+   * the state is as if the transaction had not run.
+   */
+  async #revertThrownExecution(blockCheckpoints: number): Promise<void> {
+    while (this.live.openCheckpoints > blockCheckpoints) await this.live.revert();
+    // The VM's EVM is ethereumjs' own (createVM builds it); its interface type leaves this out.
+    (this.vm.evm as EVM).transientStorage.clear();
   }
 
   /** State nonces of every sender with pooled transactions. */

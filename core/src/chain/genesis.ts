@@ -44,10 +44,22 @@ const TEST_DENOM = 'utest';
 const TEST_DENOM_METADATA: DenomMetadata = { name: 'Test', symbol: 'TEST', decimals: 6 };
 const DEV_TEST_COINS = 1_000_000n;
 
+/**
+ * EIP-2935's history contract, where Prague keeps the last 8191 block hashes in state; deployed at
+ * genesis with nonce 1, as geth's dev genesis deploys it.
+ */
+const HISTORY_STORAGE_ADDRESS = '0x0000f90827f1c53a10cb7a02335b175320002935';
+const HISTORY_STORAGE_CODE = hexToBytes(
+  '0x3373fffffffffffffffffffffffffffffffffffffffe14604657602036036042575f35600143038111604257611fff81430311604257611fff9006545f5260205ff35b5f5ffd5b5f35611fff60014303065500',
+);
+
 /** Built-in genesis time: fixed, so that a network's genesis block hash never changes. */
 const BUILT_IN_TIME_MS = BigInt(Date.UTC(2025, 0, 1));
 
-/** The built-in genesis of a network: on `local`, the ten dev accounts hold 10,000 tokens each. */
+/**
+ * The built-in genesis of a network: on `local`, the ten dev accounts holding 10,000 tokens each,
+ * then the history contract (last, so that the dev accounts keep their native account numbers).
+ */
 export function builtInGenesis(network: NetworkName, chainId: bigint): Genesis {
   const alloc = new Map<PrefixedHexString, GenesisAccount>();
   const local = network === 'local';
@@ -62,6 +74,7 @@ export function builtInGenesis(network: NetworkName, chainId: bigint): Genesis {
       });
     }
   }
+  alloc.set(HISTORY_STORAGE_ADDRESS, { balance: 0n, nonce: 1n, code: HISTORY_STORAGE_CODE, storage: new Map() });
   return {
     chainId,
     timeMs: BUILT_IN_TIME_MS,

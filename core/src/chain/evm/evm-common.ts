@@ -1,12 +1,16 @@
 import { paramsBlock, type BlockOptions } from '@ethereumjs/block';
 import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
+import { kzg } from './kzg.js';
 import { nativeCrypto } from '../native-crypto.js';
 
-/** The EVM rules of the chain: Prague, with the chain's ID and native signature recovery. */
+/**
+ * The EVM rules of the chain: Prague, with the chain's ID, native signature recovery and the KZG
+ * the point-evaluation precompile verifies with.
+ */
 export function evmCommon(chainId: bigint): Common {
   return createCustomCommon({ chainId: Number(chainId), name: 'evmnode' }, Mainnet, {
     hardfork: Hardfork.Prague,
-    customCrypto: nativeCrypto,
+    customCrypto: { ...nativeCrypto, kzg },
   });
 }
 

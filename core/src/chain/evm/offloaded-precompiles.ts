@@ -4,15 +4,23 @@ import { precompileThreads, type ComputeDeadline } from './precompile-threads.js
 
 /**
  * The standard precompiles whose price allows long computations: modexp, BN254 pairing, BLAKE2 F
- * and the BLS12-381 family. The others cost microseconds per call at any gas.
+ * and the BLS12-381 family. The others cost microseconds per call at any gas, but for KZG point
+ * evaluation (0x0a): its fixed 50,000 gas buys a BLS12-381 pairing check that takes 25 to 40 ms
+ * in JavaScript, so a block or a call full of them would hold the event loop for seconds.
  */
-const EXPENSIVE = ['05', '08', '09', '0b', '0c', '0d', '0e', '0f', '10', '11'];
+const EXPENSIVE = ['05', '08', '09', '0a', '0b', '0c', '0d', '0e', '0f', '10', '11'];
 
 /**
  * Below this gas a call computes for a few milliseconds at most (100,000 gas buys about 35 ms of
  * BLAKE2 rounds or two pairings), less than a worker's round trip is worth avoiding.
  */
 const INLINE_GAS = 100_000n;
+
+/**
+ * Point evaluation's fixed price (EIP-4844): any call that can pay it verifies a proof, and one
+ * that cannot is out of gas at once, so it runs inline only then.
+ */
+const POINT_EVALUATION_GAS = 50_000n;
 
 /**
  * The expensive standard precompiles, replaced by ones that compute on {@link precompileThreads}
@@ -27,10 +35,11 @@ export function offloadedPrecompiles(common: Common, deadline: ComputeDeadline |
     const address = suffix.padStart(40, '0');
     const inline = active.get(address);
     if (inline === undefined) continue;
+    const inlineGas = suffix === '0a' ? POINT_EVALUATION_GAS : INLINE_GAS;
     offloaded.push({
       address: `0x${address}`,
       function: (input: PrecompileInput) =>
-        input.gasLimit < INLINE_GAS
+        input.gasLimit < inlineGas
           ? inline(input)
           : precompileThreads.run({ hardfork, address, data: input.data, gasLimit: input.gasLimit }, deadline),
     });

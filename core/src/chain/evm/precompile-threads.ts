@@ -34,8 +34,8 @@ interface QueuedJob {
 const WORKER_HEAP_MB = 256;
 
 /**
- * Threads that run the expensive standard precompiles (BN254 pairing, BLAKE2 F, modexp, BLS12-381)
- * off the event loop: one such call can compute for seconds (9.9M BLAKE2 rounds take about 3 s),
+ * Threads that run the expensive standard precompiles (BN254 pairing, BLAKE2 F, modexp, KZG point
+ * evaluation, BLS12-381) off the event loop: one such call can compute for seconds (9.9M BLAKE2 rounds take about 3 s),
  * and inline it would stop every other call and block production meanwhile. A call past its
  * deadline terminates its worker, which is the only way to stop a computation already running.
  */

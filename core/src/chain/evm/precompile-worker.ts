@@ -1,7 +1,11 @@
 import { parentPort } from 'node:worker_threads';
 import { createCustomCommon, Mainnet } from '@ethereumjs/common';
 import { createEVM, getActivePrecompiles, type ExecResult, type PrecompileFunc } from '@ethereumjs/evm';
+import { kzg, loadKzg } from './kzg.js';
 import type { PrecompileJob, PrecompileReply } from './precompile-threads.js';
+
+/** Point evaluation, the one offloaded precompile that needs the KZG trusted setup, loaded on its first call. */
+const KZG_POINT_EVALUATION = '0a'.padStart(40, '0');
 
 interface HardforkPrecompiles {
   readonly precompiles: Map<string, PrecompileFunc>;
@@ -9,11 +13,12 @@ interface HardforkPrecompiles {
 }
 
 // The offloaded precompiles are pure functions of their input and the hardfork's gas parameters:
-// a Common of the same hardfork is all they need of the chain.
+// a Common of the same hardfork (with the KZG point evaluation verifies with) is all they need of
+// the chain.
 const byHardfork = new Map<string, Promise<HardforkPrecompiles>>();
 
 async function precompilesOf(hardfork: string): Promise<HardforkPrecompiles> {
-  const common = createCustomCommon({}, Mainnet, { hardfork });
+  const common = createCustomCommon({}, Mainnet, { hardfork, customCrypto: { kzg } });
   const evm = await createEVM({ common });
   return { precompiles: getActivePrecompiles(common), input: { common, _EVM: evm } };
 }
@@ -32,6 +37,7 @@ async function run(job: PrecompileJob): Promise<ExecResult> {
   const { precompiles, input } = await loading;
   const precompile = precompiles.get(job.address);
   if (precompile === undefined) throw new Error(`no precompile at ${job.address} in ${job.hardfork}`);
+  if (job.address === KZG_POINT_EVALUATION) await loadKzg();
   return precompile({ ...input, data: job.data, gasLimit: job.gasLimit });
 }
 

@@ -13,6 +13,7 @@ import { InvalidInputError, ResourceNotFoundError } from '../../errors/rpc-error
 import type { BlockOverrides, CallRequest, StateOverrides } from '../../rpc/call-codecs.js';
 import type { BlockRef } from '../../rpc/block-codecs.js';
 import { createBlockVM, executionBlock, runBlockTransaction } from '../block-execution.js';
+import { storeParentHash } from '../evm/block-history.js';
 import type { Chain } from '../chain.js';
 import { fastBlockOptions } from '../evm/evm-common.js';
 import { attachTracer, traceOutcomeOf } from '../evm/evm-tracing.js';
@@ -99,6 +100,8 @@ export class BlockReplayer implements Replayer {
     const nativeEffects = new NativeEffects();
     const tracedOpcodes = new TracedOpcodes();
     const vm = await createBlockVM(this.chain, state, nativeEffects, tracedOpcodes);
+    // As the producer began the block: the parent's hash into the history contract, then the native transactions.
+    await storeParentHash(vm, BigInt(height), hexToBytes(block.header.parentHash));
 
     for (const hash of block.nativeTransactions) {
       const stored = await this.chain.store.nativeTransaction(hexToBytes(hash));

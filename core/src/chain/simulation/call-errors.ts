@@ -55,6 +55,10 @@ const GETH_VM_ERRORS: Readonly<Record<string, string>> = {
   'code size to deposit exceeds maximum code size': 'max code size exceeded',
   'invalid bytecode deployed': 'invalid code: must not begin with 0xef',
   'initcode exceeds max initcode size': 'max initcode size exceeded',
+  // Point evaluation (0x0a); geth adds its KZG library's reason after a colon.
+  'kzg commitment does not match versioned hash': 'mismatched versioned hash',
+  'kzg inputs invalid': 'error verifying kzg proof',
+  'kzg proof invalid': 'error verifying kzg proof',
 };
 
 /** An ethereumjs EVM error (`exceptionError.error`) as geth words it. */

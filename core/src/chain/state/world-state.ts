@@ -30,6 +30,16 @@ function boundedCaches(sizes: StateCacheSizes): Caches {
 }
 
 /**
+ * ethereumjs' state manager, telling how many checkpoints are open: an execution that throws
+ * leaves open those ethereumjs took for it, and whoever runs it must revert them.
+ */
+export class WorldState extends MerkleStateManager {
+  get openCheckpoints(): number {
+    return this._checkpointCount;
+  }
+}
+
+/**
  * A state manager over the node's trie store, at `root` (the empty state when omitted). Caches
  * are for long-lived ones; a one-off historical read goes without.
  */
@@ -38,7 +48,7 @@ export function stateManagerAt(
   common: Common,
   root?: Uint8Array,
   caches?: StateCacheSizes,
-): MerkleStateManager {
+): WorldState {
   const trie = new MerklePatriciaTrie({
     db: nodes,
     useKeyHashing: true,
@@ -47,7 +57,7 @@ export function stateManagerAt(
     ...(caches === undefined ? {} : { cacheSize: caches.trieNodes }),
     ...(root === undefined ? {} : { root }),
   });
-  return new MerkleStateManager({ trie, common, ...(caches === undefined ? {} : { caches: boundedCaches(caches) }) });
+  return new WorldState({ trie, common, ...(caches === undefined ? {} : { caches: boundedCaches(caches) }) });
 }
 
 /**
