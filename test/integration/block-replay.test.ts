@@ -360,10 +360,14 @@ describe('block replayer on a pruning node', function () {
     try {
       const chain = node.node.chain;
       while (chain.head().height < 6) await new Promise((resolve) => setTimeout(resolve, 20));
-      const replayer = new BlockReplayer(chain, new ChainSimulator(chain, { gasCap: 10_000_000n, evmTimeoutMs: 5_000 }), {
-        chainId: 'sei-chain',
-        minGasPrice: 1n,
-      });
+      const replayer = new BlockReplayer(
+        chain,
+        new ChainSimulator(chain, { gasCap: 10_000_000n, evmTimeoutMs: 5_000 }),
+        {
+          chainId: 'sei-chain',
+          minGasPrice: 1n,
+        },
+      );
       const pruned = await rejection(replayer.replayBlock(2, () => undefined));
       expect(pruned.code).to.equal(-32000);
       expect(pruned.message).to.match(/^requested height 1 has been pruned; earliest available is \d+$/);

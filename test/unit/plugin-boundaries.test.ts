@@ -13,10 +13,7 @@ async function boundaryErrors(code: string, filePath = 'plugins/example/src/setu
   const eslint = new ESLint({
     cwd: repoRoot,
     overrideConfigFile: true,
-    overrideConfig: [
-      { files: ['**/*.ts'], languageOptions: { parser: tseslint.parser as Linter.Parser } },
-      pluginBoundaries,
-    ],
+    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, pluginBoundaries],
   });
   const [result] = await eslint.lintText(code, { filePath });
   return result!.messages.map((message) => `${message.ruleId}: ${message.message}`);

@@ -52,4 +52,3 @@ export interface LogQuery {
     view?: LogView,
   ): Promise<FoundLog[]>;
 }
-

@@ -14,7 +14,15 @@ export const NETWORK_PROFILES: Readonly<Record<NetworkName, Readonly<Record<stri
     'mempool.min_gas_price': 1_000_000_000,
     // A development node has one client, which may use all of it.
     'evm.max_client_share': 1,
-    'node.plugins': ['eth-query', 'eth-send', 'filters', 'subscriptions', 'hosted-keys', 'debug-trace', 'native-gateway'],
+    'node.plugins': [
+      'eth-query',
+      'eth-send',
+      'filters',
+      'subscriptions',
+      'hosted-keys',
+      'debug-trace',
+      'native-gateway',
+    ],
     // Dapps under development are served from localhost on any port.
     'evm.signing_origins': ['http://localhost:*', 'http://127.0.0.1:*'],
   },

@@ -79,9 +79,7 @@ export function feeHistoryMethod(chain: ChainReader, maxBlocks: number) {
         }),
       );
       const nextBaseFee =
-        newestHeight === head
-          ? chain.nextBaseFee()
-          : BigInt((await chain.blockAt(newestHeight + 1))!.baseFeePerGas);
+        newestHeight === head ? chain.nextBaseFee() : BigInt((await chain.blockAt(newestHeight + 1))!.baseFeePerGas);
       return {
         oldestBlock: toQuantity(oldest),
         baseFeePerGas: [...blocks.map((block) => block.baseFeePerGas), toQuantity(nextBaseFee)],

@@ -8,7 +8,11 @@ import { SenderLock } from '../transactions/sender-lock.js';
  * price), signs a legacy EIP-155 transaction with the sender's hosted key (interface.md §4.1)
  * and submits it as `eth_sendRawTransaction` does, honouring `[evm] slow`.
  */
-export function sendTransaction(keys: KeyRing, services: FillServices & { readonly submitter: TxSubmitter }, slow: boolean) {
+export function sendTransaction(
+  keys: KeyRing,
+  services: FillServices & { readonly submitter: TxSubmitter },
+  slow: boolean,
+) {
   const lock = new SenderLock();
   return defineMethod({
     name: 'eth_sendTransaction',
