@@ -249,10 +249,9 @@ export class BlockProducer {
   /**
    * Stores the parent's hash in the history contract (EIP-2935), then runs the native transactions
    * in arrival order and the EVM candidates in order, within one state checkpoint (one trie commit
-   * per block). A transaction that fails its checks now, or
-   * whose execution throws, is dropped with no receipt; an EVM sender's later transactions wait in
-   * the pool for the next block.
-   * A transaction whose gas limit exceeds what is left of the block is skipped, never ends it.
+   * per block). A transaction that fails its checks now, or whose execution throws, is dropped
+   * with no receipt; an EVM sender's later transactions wait in the pool for the next block. A
+   * transaction whose gas limit exceeds what is left of the block is skipped, never ends it.
    */
   async #execute(
     nativeCandidates: readonly NativeTransaction[],
