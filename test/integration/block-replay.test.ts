@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { getCreateAddress, hexlify, Interface, keccak256, randomBytes, toUtf8Bytes } from 'ethers';
-import { MsgRegisterPointer, type BlockRecord } from '@evmnode/core';
+import type { BlockRecord } from '@evmnode/core';
 import { BlockReplayer, ChainSimulator, type Chain } from '@evmnode/core/internal';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import {
@@ -15,7 +15,7 @@ import {
   submitTogether,
   waitForReceipt,
 } from '../support/chain-kit.js';
-import { nativeSigner, sendNative, signNative } from '../support/native-kit.js';
+import { nativeSigner, registerPointer, signNative } from '../support/native-kit.js';
 import { rpc } from '../support/rpc-client.js';
 import { compileContract } from '../support/solidity.js';
 
@@ -263,12 +263,7 @@ describe('block replayer', function () {
 
   it('shows the bank transfer a pointer makes through the bank precompile', async () => {
     const registrar = await nativeSigner(devWallet(9).privateKey);
-    const registered = await sendNative(
-      node.node.native,
-      registrar,
-      [{ typeUrl: MsgRegisterPointer.typeUrl, value: { sender: registrar.address, denom: 'utest' } }],
-      { gas: 300_000n, fee: [{ denom: 'usei', amount: '300' }] },
-    );
+    const registered = await registerPointer(node.node.native, registrar, 'utest');
     expect(registered.code, registered.log).to.equal(0);
     const hash = await submit(
       node.url,

@@ -15,11 +15,10 @@ import {
   type ContractTransactionResponse,
   type HDNodeWallet,
 } from 'ethers';
-import { MsgRegisterPointer } from '@evmnode/core';
 import { POINTER_RUNTIME_CODE } from '@evmnode/core/internal';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, lower, waitForReceipt } from '../support/chain-kit.js';
-import { nativeSigner, sendNative, type NativeSigner } from '../support/native-kit.js';
+import { nativeSigner, registerPointer, type NativeSigner } from '../support/native-kit.js';
 import { rpc } from '../support/rpc-client.js';
 import { compileContract } from '../support/solidity.js';
 
@@ -94,13 +93,7 @@ describe('ERC20 pointer of a native denomination', () => {
   /** The native address of a dev wallet's key. */
   const nativeOf = async (wallet: HDNodeWallet): Promise<string> => (await nativeSigner(wallet.privateKey)).address;
 
-  const registerPointer = (denom: string) =>
-    sendNative(
-      node.node.native,
-      registrar,
-      [{ typeUrl: MsgRegisterPointer.typeUrl, value: { sender: registrar.address, denom } }],
-      { gas: 300_000n, fee: [{ denom: 'usei', amount: '300' }] },
-    );
+  const registerPointerOf = (denom: string) => registerPointer(node.node.native, registrar, denom);
 
   /** Calls a pointer function from `wallet` through ethers (which estimates the gas); the receipt as the node wrote it. */
   async function transact(wallet: HDNodeWallet, method: string, args: unknown[]): Promise<any> {
@@ -125,7 +118,7 @@ describe('ERC20 pointer of a native denomination', () => {
     });
     registrar = await nativeSigner(devWallet(9).privateKey);
     expect((await rpc(node.url, 'eth_getCode', [POINTER, 'latest'])).result).to.equal('0x');
-    const record = await registerPointer(DENOM);
+    const record = await registerPointerOf(DENOM);
     expect(record.code, record.log).to.equal(0);
     expect(record.events.find(({ type }) => type === 'pointer_registered')).to.deep.equal({
       type: 'pointer_registered',
@@ -298,19 +291,19 @@ describe('ERC20 pointer of a native denomination', () => {
   });
 
   it('refuses to register a second pointer, one for the base denomination, or one for an unknown denom', async () => {
-    const again = await registerPointer(DENOM);
+    const again = await registerPointerOf(DENOM);
     expect([again.code, again.codespace, again.log]).to.deep.equal([
       18,
       'sdk',
       `failed to execute message; message index: 0: pointer already registered for denom ${DENOM}: invalid request`,
     ]);
-    const base = await registerPointer('usei');
+    const base = await registerPointerOf('usei');
     expect([base.code, base.codespace, base.log]).to.deep.equal([
       18,
       'sdk',
       'failed to execute message; message index: 0: usei is the EVM balance itself and has no pointer: invalid request',
     ]);
-    const unknown = await registerPointer('ufoo');
+    const unknown = await registerPointerOf('ufoo');
     expect([unknown.code, unknown.codespace, unknown.log]).to.deep.equal([
       6,
       'bank',

@@ -9,7 +9,6 @@ import {
   bucketKey,
   Database,
   devAccounts,
-  MsgRegisterPointer,
   pointerAddressOf,
   SyntheticTxError,
   type NativeLayer,
@@ -18,7 +17,7 @@ import { IndexedLogQuery, StoredChainViews } from '@evmnode/core/internal';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { balanceOf, devWallet, FEE_COLLECTOR, nextBlocks, sign, submit, waitForReceipt } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
-import { nativeSigner, sendNative, signNative, type NativeSigner } from '../support/native-kit.js';
+import { nativeSigner, registerPointer, sendNative, signNative, type NativeSigner } from '../support/native-kit.js';
 
 const WEI_PER_USEI = 10n ** 12n;
 /** keccak256(RLP('')): the root of an empty trie. */
@@ -345,12 +344,7 @@ describe('log queries in the ext view: synthetic pointer-transfer logs first in 
 
   it('numbers a block synthetic logs first, shifting its EVM logs, and keeps them out of the eth view', async () => {
     const registrar = await nativeSigner(devAccounts(1)[0]!.privateKey);
-    const registered = await sendNative(
-      node.node.native,
-      registrar,
-      [{ typeUrl: MsgRegisterPointer.typeUrl, value: { sender: registrar.address, denom: 'utest' } }],
-      { gas: 300_000n, fee: [{ denom: 'usei', amount: '300' }] },
-    );
+    const registered = await registerPointer(node.node.native, registrar, 'utest');
     expect(registered.code, registered.log).to.equal(0);
     const pointer = hexlify(pointerAddressOf('utest'));
     const [evmSender, evmReceiver, nativeReceiver] = [devWallet(2), devWallet(3), Wallet.createRandom().address];

@@ -83,3 +83,13 @@ export async function sendNative(
   if (record === undefined) throw new Error('not included');
   return record;
 }
+
+/** Registers the ERC20 pointer of native `denom`, signed by `registrar`; its committed record. */
+export function registerPointer(native: NativeLayer, registrar: NativeSigner, denom: string): Promise<NativeTxRecord> {
+  return sendNative(
+    native,
+    registrar,
+    [{ typeUrl: MsgRegisterPointer.typeUrl, value: { sender: registrar.address, denom } }],
+    { gas: 300_000n, fee: [{ denom: 'usei', amount: '300' }] },
+  );
+}

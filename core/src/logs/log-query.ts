@@ -79,10 +79,6 @@ export class IndexedLogQuery implements LogQuery {
     return { from, to, openEnded };
   }
 
-  /**
-   * The logs `match` selects between two heights (inclusive), in chain order, at most `limit`,
-   * and only those after `after` when given (a filter's cursor, in the view's numbering).
-   */
   find(
     match: LogMatch,
     from: number,
