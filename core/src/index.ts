@@ -24,6 +24,7 @@ export { address, data, hash, quantity, toQuantity, uint64 } from './rpc/hex-cod
 export { blockNumberOrTag, blockRef, blockRefOf, blockRefOfHash, LATEST_BLOCK } from './rpc/block-codecs.js';
 export type { BlockNumberOrTag, BlockRef, BlockTag } from './rpc/block-codecs.js';
 export { arrayOf, boolean, objectOf, string } from './rpc/structural-codecs.js';
+export type { DecodedObject } from './rpc/structural-codecs.js';
 export { accessList, blockOverrides, callRequest, stateOverrides } from './rpc/call-codecs.js';
 export type {
   AccessListEntry,

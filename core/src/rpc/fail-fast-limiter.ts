@@ -13,15 +13,18 @@ export class FailFastLimiter {
   constructor(
     readonly capacity: number,
     clientShare = 1,
+    /** The refusal's message; the reference node's rate-limit words by default. */
+    private readonly refusal: (method: string) => string = (method) =>
+      `${method} rejected due to rate limit: server busy`,
   ) {
     this.#perClient = new ClientQuota(capacity, clientShare);
   }
 
-  /** Runs `task`, or throws `<method> rejected due to rate limit: server busy` when full. */
+  /** Runs `task`, or throws the refusal (-32005) when full. */
   async run<T>(method: string, clientId: string, task: () => Promise<T>): Promise<T> {
-    // The reference node's busy message, also for a client over its share: a retry cures both.
+    // One message, also for a client over its share: a retry cures both.
     if (this.#running >= this.capacity || !this.#perClient.tryAcquire(clientId))
-      throw new LimitExceededError(`${method} rejected due to rate limit: server busy`);
+      throw new LimitExceededError(this.refusal(method));
     this.#running++;
     try {
       return await task();

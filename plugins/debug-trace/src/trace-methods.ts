@@ -1,0 +1,42 @@
+import {
+  blockNumberOrTag,
+  blockRef,
+  blockRefOf,
+  blockRefOfHash,
+  callRequest,
+  defineMethod,
+  hash,
+  LATEST_BLOCK,
+  type RequestContext,
+} from '@evmnode/core';
+import { traceCallConfig, traceConfig } from './trace-config.js';
+import type { TraceRequest, TraceService } from './trace-service.js';
+
+const traceRequestOf = ({ clientId, signal }: RequestContext): TraceRequest => ({ clientId, signal });
+
+/** The `debug_trace*` methods of interface.md §4.8 (HTTP-only, as the whole namespace). */
+export function traceMethods(traces: TraceService) {
+  return [
+    defineMethod({
+      name: 'debug_traceTransaction',
+      params: [hash, traceConfig.optional({})],
+      handler: ([txHash, config], request) => traces.traceTransaction(txHash, config, traceRequestOf(request)),
+    }),
+    defineMethod({
+      name: 'debug_traceBlockByNumber',
+      params: [blockNumberOrTag, traceConfig.optional({})],
+      handler: ([number, config], request) => traces.traceBlock(blockRefOf(number), config, traceRequestOf(request)),
+    }),
+    defineMethod({
+      name: 'debug_traceBlockByHash',
+      params: [hash, traceConfig.optional({})],
+      handler: ([blockHash, config], request) =>
+        traces.traceBlock(blockRefOfHash(blockHash), config, traceRequestOf(request)),
+    }),
+    defineMethod({
+      name: 'debug_traceCall',
+      params: [callRequest, blockRef.optional(LATEST_BLOCK), traceCallConfig.optional({})],
+      handler: ([call, block, config], request) => traces.traceCall(call, block, config, traceRequestOf(request)),
+    }),
+  ];
+}

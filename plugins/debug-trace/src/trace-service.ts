@@ -1,0 +1,162 @@
+import {
+  defineToken,
+  FailFastLimiter,
+  InvalidInputError,
+  type BlockRef,
+  type CallRequest,
+  type ChainReader,
+  type Replayer,
+} from '@evmnode/core';
+import parseDuration from 'ms';
+import type { TraceConfig, TraceCallConfig } from './trace-config.js';
+import { tracerNamed } from './tracers/index.js';
+import type { TransactionTracer } from './tracers/tracer.js';
+
+/** One transaction's entry in a block trace: its result, or why it could not be traced. */
+export type BlockTraceEntry =
+  | { readonly txHash: `0x${string}`; readonly result: unknown }
+  | { readonly txHash: `0x${string}`; readonly error: string };
+
+/** Who asks for a trace, and when the asker stops waiting. */
+export interface TraceRequest {
+  /** The client, for its share of the concurrent traces. */
+  readonly clientId: string;
+  /** Fires when the request's deadline passes. */
+  readonly signal: AbortSignal;
+}
+
+/** The limits of a node's traces, from `[evm]`. */
+export interface TraceLimits {
+  /** `max_concurrent_trace_calls`: traces running at once; more are refused at once. */
+  readonly concurrency: number;
+  /** `max_client_share`: the share of them one client may hold. */
+  readonly clientShare: number;
+  /** `trace_timeout`, in ms: the most any one trace may take, whatever its own `timeout`. */
+  readonly timeoutMs: number;
+  /** `max_trace_lookback_blocks`: how far below the head blocks are traced; -1 for no limit. */
+  readonly lookbackBlocks: number;
+}
+
+/** geth's default for a trace's own `timeout`. */
+const DEFAULT_TIMEOUT = '5s';
+
+/**
+ * The debug namespace's traces, for `debug_trace*` and for other plugins (the legacy
+ * `ext_traceBlockBy*ExcludeTraceFail`): geth's tracers over the core Replayer, with the limits
+ * of interface.md §4.8 and decisions.md D7.
+ */
+export class TraceService {
+  readonly #limiter: FailFastLimiter;
+
+  constructor(
+    private readonly replayer: Replayer,
+    private readonly chain: ChainReader,
+    private readonly limits: TraceLimits,
+  ) {
+    this.#limiter = new FailFastLimiter(
+      limits.concurrency,
+      limits.clientShare,
+      () => 'trace request rejected due to concurrency limit: server busy',
+    );
+  }
+
+  /** The trace of committed transaction `hash`. */
+  traceTransaction(hash: `0x${string}`, config: TraceConfig, request: TraceRequest): Promise<unknown> {
+    return this.#run(config, request, async (signal) => {
+      let tracer: TransactionTracer | undefined;
+      const outcome = await this.replayer.replayTransaction(
+        hash,
+        (subject) => {
+          this.#checkLookback(subject);
+          tracer = tracerNamed(config.tracer)(subject, config);
+          return tracer.hooks;
+        },
+        { signal },
+      );
+      return tracer!.result(outcome);
+    });
+  }
+
+  /** The traces of every EVM transaction of the block `ref` names, in block order. */
+  traceBlock(ref: BlockRef, config: TraceConfig, request: TraceRequest): Promise<BlockTraceEntry[]> {
+    return this.#run(config, request, async (signal) => {
+      const height = await this.chain.resolveHeight(ref);
+      this.#checkLookback({ block: { height } });
+      const factory = tracerNamed(config.tracer);
+      const tracers: TransactionTracer[] = [];
+      const outcomes = await this.replayer.replayBlock(
+        height,
+        (subject) => {
+          const tracer = factory(subject, config);
+          tracers.push(tracer);
+          return tracer.hooks;
+        },
+        { signal },
+      );
+      return outcomes.map((outcome, index) => ({ txHash: outcome.hash, result: tracers[index]!.result(outcome) }));
+    });
+  }
+
+  /** The trace of a call run as `eth_call` runs it on the state after block `ref`. */
+  traceCall(call: CallRequest, ref: BlockRef, config: TraceCallConfig, request: TraceRequest): Promise<unknown> {
+    if (ref.kind === 'tag' && ref.tag === 'pending') {
+      throw new InvalidInputError('tracing on top of pending is not supported');
+    }
+    return this.#run(config, request, async (signal) => {
+      let tracer: TransactionTracer | undefined;
+      const overrides = {
+        ...(config.stateOverrides === undefined ? {} : { state: config.stateOverrides }),
+        ...(config.blockOverrides === undefined ? {} : { block: config.blockOverrides }),
+      };
+      const outcome = await this.replayer.traceCall(
+        call,
+        ref,
+        (subject) => {
+          this.#checkLookback(subject);
+          tracer = tracerNamed(config.tracer)(subject, config);
+          return tracer.hooks;
+        },
+        overrides,
+        { signal },
+      );
+      return tracer!.result(outcome);
+    });
+  }
+
+  /** Runs one trace within the concurrency limit and its time limit: a trace past it fails whole. */
+  #run<T>(config: TraceConfig, request: TraceRequest, trace: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const timeout = config.timeout ?? DEFAULT_TIMEOUT;
+    const timeoutMs = Math.min(this.#timeoutMs(timeout), this.limits.timeoutMs);
+    return this.#limiter.run('trace', request.clientId, () => {
+      const timedOut = new AbortController();
+      const timer = setTimeout(
+        () => timedOut.abort(new InvalidInputError(`execution timeout: the trace took longer than ${timeout}`)),
+        timeoutMs,
+      );
+      return trace(AbortSignal.any([request.signal, timedOut.signal])).finally(() => clearTimeout(timer));
+    });
+  }
+
+  #timeoutMs(timeout: string): number {
+    const parsed = parseDuration(timeout as parseDuration.StringValue) as number | undefined;
+    if (parsed === undefined || !Number.isFinite(parsed) || parsed <= 0) {
+      throw new InvalidInputError(`time: invalid duration "${timeout}"`);
+    }
+    return parsed;
+  }
+
+  /** Refuses a block further below the head than `max_trace_lookback_blocks`. */
+  #checkLookback(subject: { readonly block: { readonly height: number } }): void {
+    const { lookbackBlocks } = this.limits;
+    const head = this.chain.head().height;
+    if (lookbackBlocks >= 0 && head - subject.block.height > lookbackBlocks) {
+      throw new InvalidInputError(`block number ${subject.block.height} is beyond max lookback of ${lookbackBlocks}`);
+    }
+  }
+}
+
+/** The tokens debug-trace provides to plugins set up after it. */
+export const DebugTraceTokens = {
+  /** geth's tracers over committed blocks and simulated calls, with the node's trace limits. */
+  TraceService: defineToken<TraceService>('DebugTraceService'),
+} as const;

@@ -1,0 +1,13 @@
+import { InvalidInputError } from '@evmnode/core';
+import { noopTracer } from './noop-tracer.js';
+import type { TracerFactory } from './tracer.js';
+
+/** The native tracers by the names geth gives them. */
+const NATIVE_TRACERS: ReadonlyMap<string, TracerFactory> = new Map([['noopTracer', noopTracer]]);
+
+/** The tracer a config names; no name is the struct logger. */
+export function tracerNamed(name: string | undefined): TracerFactory {
+  const tracer = NATIVE_TRACERS.get(name ?? 'structLogger');
+  if (tracer === undefined) throw new InvalidInputError(`tracer not found: ${name ?? 'structLogger'}`);
+  return tracer;
+}
