@@ -38,6 +38,7 @@ export { BATCH_CONCURRENCY, runBoundedBatch } from './rpc/bounded-batch.js';
 export type { BoundedBatchOptions, BoundedBatchRun } from './rpc/bounded-batch.js';
 export { ClientQuota } from './rpc/client-quota.js';
 export { FailFastLimiter } from './rpc/fail-fast-limiter.js';
+export { EventLoopTurns } from './rpc/event-loop-turns.js';
 export { ConnectionLimits } from './transport/connection-limits.js';
 export type { ConnectionLimitOptions } from './transport/connection-limits.js';
 export { decodeStorageKey, storageKey } from './rpc/storage-key-codec.js';

@@ -27,6 +27,9 @@ const NOT_HEX_HASH = `0x${'zz'.repeat(32)}`;
 /** encoding/json's error for a value it cannot decode into `goType`. */
 const unmarshal = (what: string, goType: string): string =>
   `json: cannot unmarshal ${what} into Go value of type ${goType}`;
+/** The same, for a field of a trace config. */
+const traceField = (what: string, name: string, goType: string): string =>
+  `json: cannot unmarshal ${what} into Go struct field TraceConfig.${name} of type ${goType}`;
 /** The same, for a field of a call object. */
 const field = (what: string, name: string, goType: string): string =>
   `json: cannot unmarshal ${what} into Go struct field TransactionArgs.${name} of type ${goType}`;
@@ -260,6 +263,37 @@ const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
     { params: [1], message: invalid(0, unmarshal('number', 'bool')) },
     { params: [true, 1], message: tooMany(1) },
   ],
+  debug_traceTransaction: [
+    { params: [], message: missing(0) },
+    { params: [ADDRESS], message: invalid(0, 'hex string has length 40, want 64 for common.Hash') },
+    { params: [HASH, 'callTracer'], message: invalid(1, unmarshal('string', 'tracers.TraceConfig')) },
+    { params: [HASH, { tracer: 5 }], message: invalid(1, traceField('number', 'tracer', 'string')) },
+    { params: [HASH, { timeout: 5 }], message: invalid(1, traceField('number', 'timeout', 'string')) },
+    { params: [HASH, {}, 1], message: tooMany(2) },
+  ],
+  debug_traceBlockByNumber: [
+    { params: [], message: missing(0) },
+    { params: ['Latest'], message: invalid(0, 'hex string without 0x prefix') },
+    { params: ['0x1', 'x'], message: invalid(1, unmarshal('string', 'tracers.TraceConfig')) },
+    { params: ['0x1', { disableStack: 'yes' }], message: invalid(1, traceField('string', 'disableStack', 'bool')) },
+    { params: ['0x1', {}, 1], message: tooMany(2) },
+  ],
+  debug_traceBlockByHash: [
+    { params: [], message: missing(0) },
+    { params: [ADDRESS], message: invalid(0, 'hex string has length 40, want 64 for common.Hash') },
+    { params: [HASH, []], message: invalid(1, unmarshal('array', 'tracers.TraceConfig')) },
+    {
+      params: [HASH, { tracerConfig: 5 }],
+      message: invalid(1, traceField('number', 'tracerConfig', 'json.RawMessage')),
+    },
+    { params: [HASH, {}, 1], message: tooMany(2) },
+  ],
+  debug_traceCall: [
+    ...CALL_OBJECT,
+    { params: [{}, 'Latest'], message: invalid(1, 'hex string without 0x prefix') },
+    { params: [{}, 'latest', 'x'], message: invalid(2, unmarshal('string', 'tracers.TraceCallConfig')) },
+    { params: [{}, 'latest', {}, 1], message: tooMany(3) },
+  ],
   debug_getRawHeader: ONE_BLOCK_REF,
   debug_getRawBlock: ONE_BLOCK_REF,
   debug_getRawReceipts: ONE_BLOCK_REF,
@@ -308,7 +342,11 @@ describe('malformed parameters: -32602 with geth wording, for every eth-query an
         simulator: unusedDuringSetup('simulator'),
         config: node.node.config.core,
       })),
-      ...(await methodsRegisteredBy(debugTrace, {})),
+      ...(await methodsRegisteredBy(debugTrace, {
+        replayer: unusedDuringSetup('replayer'),
+        chain: unusedDuringSetup('chain'),
+        config: node.node.config.core,
+      })),
     ];
     const names = [...registered.map(({ name }) => name), 'eth_sendRawTransaction'];
     expect(Object.keys(BAD_INPUTS).sort()).to.deep.equal(names.sort());

@@ -11,6 +11,7 @@ import parseDuration from 'ms';
 import type { TraceConfig, TraceCallConfig } from './trace-config.js';
 import { tracerNamed } from './tracers/index.js';
 import type { TransactionTracer } from './tracers/tracer.js';
+import { yielding } from './tracers/yielding.js';
 
 /** One transaction's entry in a block trace: its result, or why it could not be traced. */
 export type BlockTraceEntry =
@@ -69,7 +70,7 @@ export class TraceService {
         (subject) => {
           this.#checkLookback(subject);
           tracer = tracerNamed(config.tracer)(subject, config);
-          return tracer.hooks;
+          return yielding(tracer.hooks);
         },
         { signal },
       );
@@ -89,7 +90,7 @@ export class TraceService {
         (subject) => {
           const tracer = factory(subject, config);
           tracers.push(tracer);
-          return tracer.hooks;
+          return yielding(tracer.hooks);
         },
         { signal },
       );
@@ -114,7 +115,7 @@ export class TraceService {
         (subject) => {
           this.#checkLookback(subject);
           tracer = tracerNamed(config.tracer)(subject, config);
-          return tracer.hooks;
+          return yielding(tracer.hooks);
         },
         overrides,
         { signal },

@@ -14,6 +14,7 @@ import type { BlockOverrides, CallRequest, StateOverrides } from '../../rpc/call
 import type { BlockRef } from '../../rpc/block-codecs.js';
 import { createBlockVM, executionBlock, runBlockTransaction } from '../block-execution.js';
 import { storeParentHash } from '../evm/block-history.js';
+import { EventLoopTurns } from '../../rpc/event-loop-turns.js';
 import type { Chain } from '../chain.js';
 import { fastBlockOptions } from '../evm/evm-common.js';
 import { attachTracer, traceOutcomeOf } from '../evm/evm-tracing.js';
@@ -125,7 +126,10 @@ export class BlockReplayer implements Replayer {
     let gasUsed = 0n;
     let logIndex = 0;
     const count = last === undefined ? block.transactions.length : last + 1;
+    // Transactions run without a tracer hold the event loop for their whole run: turns between them.
+    const turns = new EventLoopTurns();
     for (let index = 0; index < count; index++) {
+      await turns.pause();
       signal?.throwIfAborted();
       const hash = block.transactions[index]!;
       const raw = await this.chain.store.rawTransactionAt({ height, index });

@@ -1,0 +1,134 @@
+import { expect } from 'chai';
+import { startTestNode, type TestNode } from '@evmnode/core/testing';
+import { devWallet, sign, submitTogether, waitForReceipt } from '../support/chain-kit.js';
+import { post, rpc } from '../support/rpc-client.js';
+import { WsClient } from '../support/ws-client.js';
+
+const RECIPIENT = '0x00000000000000000000000000000000000000cc';
+const NOOP = { tracer: 'noopTracer' };
+
+/** Sends `count` transfers of one dev account in one block; its height and their hashes. */
+async function transfersInOneBlock(node: TestNode, count: number): Promise<{ height: string; hashes: string[] }> {
+  const raws = await Promise.all(
+    Array.from({ length: count }, (_, nonce) => sign(devWallet(0), { nonce, to: RECIPIENT, value: 1n })),
+  );
+  const hashes = await submitTogether(node.url, raws);
+  const receipts = await Promise.all(hashes.map((hash) => waitForReceipt(node.url, hash)));
+  const heights = new Set(receipts.map((receipt) => receipt.blockNumber));
+  expect(heights.size, 'all in one block').to.equal(1);
+  const ordered = [...receipts].sort((a, b) => Number(a.transactionIndex) - Number(b.transactionIndex));
+  return { height: [...heights][0]!, hashes: ordered.map((receipt) => receipt.transactionHash) };
+}
+
+describe('debug-trace: methods, errors and limits', () => {
+  let node: TestNode;
+  let block: { height: string; hashes: string[] };
+  before(async () => {
+    node = await startTestNode({
+      plugins: ['eth-query', 'eth-send', 'debug-trace'],
+      config: { consensus: { block_time: 300 }, evm: { max_trace_lookback_blocks: 20 } },
+    });
+    block = await transfersInOneBlock(node, 3);
+  });
+  after(() => node.stop());
+
+  it('traces a transaction, a block (one entry per transaction, in block order) and a call', async () => {
+    expect((await rpc(node.url, 'debug_traceTransaction', [block.hashes[1], NOOP])).result).to.deep.equal({});
+    expect((await rpc(node.url, 'debug_traceBlockByNumber', [block.height, NOOP])).result).to.deep.equal(
+      block.hashes.map((txHash) => ({ txHash, result: {} })),
+    );
+    const { hash } = (await rpc(node.url, 'eth_getBlockByNumber', [block.height, false])).result;
+    expect((await rpc(node.url, 'debug_traceBlockByHash', [hash, NOOP])).result).to.deep.equal(
+      block.hashes.map((txHash) => ({ txHash, result: {} })),
+    );
+    expect(
+      (await rpc(node.url, 'debug_traceCall', [{ from: devWallet(5).address, to: RECIPIENT }, 'latest', NOOP])).result,
+    ).to.deep.equal({});
+  });
+
+  it("answers geth's errors: genesis, unknown transaction and block, pending calls, unknown tracers, bad timeouts", async () => {
+    const error = async (method: string, params: unknown[]) => (await rpc(node.url, method, params)).error;
+    expect(await error('debug_traceBlockByNumber', ['0x0', NOOP])).to.deep.equal({
+      code: -32000,
+      message: 'genesis is not traceable',
+    });
+    expect(await error('debug_traceTransaction', [`0x${'12'.repeat(32)}`, NOOP])).to.deep.equal({
+      code: -32000,
+      message: 'transaction not found',
+    });
+    expect(await error('debug_traceBlockByHash', [`0x${'34'.repeat(32)}`, NOOP])).to.deep.equal({
+      code: -32001,
+      message: 'block not found by hash',
+    });
+    expect(await error('debug_traceCall', [{ to: RECIPIENT }, 'pending', NOOP])).to.deep.equal({
+      code: -32000,
+      message: 'tracing on top of pending is not supported',
+    });
+    expect(await error('debug_traceTransaction', [block.hashes[0], { tracer: 'noSuchTracer' }])).to.deep.equal({
+      code: -32000,
+      message: 'tracer not found: noSuchTracer',
+    });
+    expect(await error('debug_traceTransaction', [block.hashes[0], { ...NOOP, timeout: 'soon' }])).to.deep.equal({
+      code: -32000,
+      message: 'time: invalid duration "soon"',
+    });
+    expect(await error('debug_traceTransaction', [block.hashes[0], { tracer: 5 }])).to.deep.equal({
+      code: -32602,
+      message:
+        'invalid argument 1: json: cannot unmarshal number into Go struct field TraceConfig.tracer of type string',
+    });
+  });
+
+  it('is HTTP-only', async () => {
+    const ws = await WsClient.connect(node.wsUrl);
+    try {
+      expect((await ws.call('debug_traceTransaction', [block.hashes[0], NOOP])).error).to.deep.equal({
+        code: -32601,
+        message: 'the debug namespace is HTTP-only: call debug_traceTransaction over HTTP',
+      });
+    } finally {
+      ws.close();
+    }
+  });
+
+  it('fails a trace past its timeout whole, never with a partial result', async () => {
+    const { error } = await rpc(node.url, 'debug_traceBlockByNumber', [block.height, { ...NOOP, timeout: '1ms' }]);
+    expect(error).to.deep.equal({ code: -32000, message: 'execution timeout: the trace took longer than 1ms' });
+  });
+
+  it('refuses blocks beyond max_trace_lookback_blocks', async () => {
+    const head = Number((await rpc(node.url, 'eth_blockNumber')).result);
+    while (Number((await rpc(node.url, 'eth_blockNumber')).result) <= Number(block.height) + 20) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    const now = Number((await rpc(node.url, 'eth_blockNumber')).result);
+    expect(now).to.be.greaterThan(head);
+    const { error } = await rpc(node.url, 'debug_traceTransaction', [block.hashes[0], NOOP]);
+    expect(error).to.deep.equal({
+      code: -32000,
+      message: `block number ${Number(block.height)} is beyond max lookback of 20`,
+    });
+  }).timeout(60_000);
+});
+
+describe('debug-trace: max_concurrent_trace_calls', () => {
+  let node: TestNode;
+  after(() => node.stop());
+
+  it('refuses a trace beyond the limit at once with -32005, and serves it once the running one ends', async () => {
+    node = await startTestNode({
+      plugins: ['eth-query', 'eth-send', 'debug-trace'],
+      config: { consensus: { block_time: 300 }, evm: { max_concurrent_trace_calls: 1 } },
+    });
+    const { height } = await transfersInOneBlock(node, 2);
+    // A batch starts its calls together: the second finds the first still running.
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'debug_traceBlockByNumber', params: [height, NOOP] });
+    const answers = JSON.parse((await post(node.url, JSON.stringify([call(1), call(2)]))).text);
+    expect(answers[0].result).to.have.length(2);
+    expect(answers[1].error).to.deep.equal({
+      code: -32005,
+      message: 'trace request rejected due to concurrency limit: server busy',
+    });
+    expect((await rpc(node.url, 'debug_traceBlockByNumber', [height, NOOP])).result).to.have.length(2);
+  });
+});
