@@ -11,10 +11,9 @@ export function yielding(hooks: EvmTracer): EvmTracer {
     if (pause === undefined) return result;
     return result instanceof Promise ? result.then(() => pause) : pause;
   };
-  const { step, enter } = hooks;
   return {
     ...hooks,
-    ...(step === undefined ? {} : { step: (state) => after(step(state)) }),
-    enter: (message, type) => after(enter?.(message, type)),
+    ...(hooks.step === undefined ? {} : { step: (state) => after(hooks.step!(state)) }),
+    enter: (message, type) => after(hooks.enter?.(message, type)),
   };
 }
