@@ -189,6 +189,16 @@ describe('debug_traceTransaction with prestateTracer', function () {
     });
   }
 
+  it("gives anvil's prestate for debug_traceCall", async () => {
+    const call = { from, to: tokenAt, data: tokenAbi.encodeFunctionData('transfer', [beneficiary, 1n]) };
+    const config = { tracer: 'prestateTracer', tracerConfig: { includeEmpty: true } };
+    const [ours, theirs] = await Promise.all(
+      [node.url, anvil.url].map(async (url) => (await rpc(url, 'debug_traceCall', [call, 'latest', config])).result),
+    );
+    const coinbase = (await rpc(anvil.url, 'eth_getBlockByNumber', ['latest', false])).result.miner;
+    expect(withoutCodeHash(without(ours, FEE_COLLECTOR))).to.deep.equal(without(theirs, coinbase));
+  });
+
   it('refuses diffMode with includeEmpty', async () => {
     const answer = await rpc(node.url, 'debug_traceTransaction', [
       hashes['erc20'],
