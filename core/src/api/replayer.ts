@@ -33,6 +33,11 @@ export interface TracedSelfDestruct {
  */
 export interface EvmTracer {
   /**
+   * Before the transaction's checks, gas purchase and nonce bump: the subject's `state` still
+   * holds the state it starts from (geth's `OnTxStart`, where prestates read the sender).
+   */
+  start?(): void | Promise<void>;
+  /**
    * Before each opcode, with the frame's stack, memory, gas and state. `opcode.dynamicFee` is the
    * opcode's whole cost (geth's `gasCost`: for the CALL family, the gas passed on included);
    * `opcode.name` is the full name (`PUSH1`, `LOG2`). An opcode that fails for lack of gas is

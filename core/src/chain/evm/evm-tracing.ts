@@ -21,6 +21,12 @@ export interface TraceableVm {
 export function attachTracer(target: TraceableVm, tracer: EvmTracer, signal?: AbortSignal): () => void {
   const events = target.vm.evm.events!;
   const detach: (() => void)[] = [];
+  if (tracer.start !== undefined) {
+    const start = tracer.start.bind(tracer);
+    const onTransaction = (_tx: unknown, resolve?: (result?: unknown) => void): void => resolve?.(start());
+    target.vm.events.on('beforeTx', onTransaction);
+    detach.push(() => target.vm.events.off('beforeTx', onTransaction));
+  }
   // Only the hooks the tracer has: without a `step` listener the interpreter skips the hook altogether.
   if (tracer.step !== undefined) {
     const step = tracer.step.bind(tracer);

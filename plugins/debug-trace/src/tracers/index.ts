@@ -1,9 +1,13 @@
 import { InvalidInputError } from '@evmnode/core';
 import { noopTracer } from './noop-tracer.js';
+import { prestateTracer } from './prestate-tracer.js';
 import type { TracerFactory } from './tracer.js';
 
 /** The native tracers by the names geth gives them. */
-const NATIVE_TRACERS: ReadonlyMap<string, TracerFactory> = new Map([['noopTracer', noopTracer]]);
+const NATIVE_TRACERS: ReadonlyMap<string, TracerFactory> = new Map([
+  ['noopTracer', noopTracer],
+  ['prestateTracer', prestateTracer],
+]);
 
 /** The tracer a config names; no name is the struct logger. */
 export function tracerNamed(name: string | undefined): TracerFactory {

@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { CHAIN_ID, DEV_MNEMONIC } from './chain-kit.js';
+
+/** An anvil node run as a peer to compare traces with. */
+export interface AnvilPeer {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** The anvil binary the `@foundry-rs/anvil-linux-amd64` package ships. */
+function anvilBinary(): string {
+  const require = createRequire(import.meta.url);
+  return join(dirname(require.resolve('@foundry-rs/anvil-linux-amd64/package.json')), 'bin', 'anvil');
+}
+
+/** A port free right now: the OS picks it for a listener closed at once. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts anvil on the dev mnemonic and chain id, on the Prague rules evmnode runs, with step
+ * tracing on (without it anvil's opcode-level traces are empty), and waits until it listens.
+ */
+export async function startAnvil(): Promise<AnvilPeer> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(anvilBinary(), [
+    '--port',
+    String(port),
+    '--chain-id',
+    CHAIN_ID.toString(),
+    '--mnemonic',
+    DEV_MNEMONIC,
+    '--hardfork',
+    'prague',
+    '--steps-tracing',
+  ]);
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Listening on')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`anvil exited with ${code}: ${output}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      child.kill();
+      await exited;
+    },
+  };
+}
