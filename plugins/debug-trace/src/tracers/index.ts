@@ -1,9 +1,17 @@
 import { InvalidInputError } from '@evmnode/core';
+import { callTracer } from './call-tracer.js';
+import { flatCallTracer } from './flat-call-tracer.js';
+import { muxTracer } from './mux-tracer.js';
 import { noopTracer } from './noop-tracer.js';
 import type { TracerFactory } from './tracer.js';
 
 /** The native tracers by the names geth gives them. */
-const NATIVE_TRACERS: ReadonlyMap<string, TracerFactory> = new Map([['noopTracer', noopTracer]]);
+const NATIVE_TRACERS: ReadonlyMap<string, TracerFactory> = new Map([
+  ['noopTracer', noopTracer],
+  ['callTracer', callTracer],
+  ['flatCallTracer', flatCallTracer],
+  ['muxTracer', muxTracer(tracerNamed)],
+]);
 
 /** The tracer a config names; no name is the struct logger. */
 export function tracerNamed(name: string | undefined): TracerFactory {
