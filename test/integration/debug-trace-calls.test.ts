@@ -11,6 +11,7 @@ import {
   type HDNodeWallet,
 } from 'ethers';
 import { testToken } from '@evmnode/tools/contracts/test-token';
+import { pointerAddressOf } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { startAnvil, type AnvilPeer } from '../support/anvil-peer.js';
 import {
@@ -24,6 +25,7 @@ import {
   waitForReceipt,
   type TxFields,
 } from '../support/chain-kit.js';
+import { nativeSigner, registerPointer } from '../support/native-kit.js';
 import { rpc } from '../support/rpc-client.js';
 import { compileContract } from '../support/solidity.js';
 
@@ -45,6 +47,10 @@ const BANK = '0x0000000000000000000000000000000000001001';
 const ADDR = '0x0000000000000000000000000000000000001004';
 const bank = new Interface(['function balance(address acc, string denom) view returns (uint256 amount)']);
 const addr = new Interface(['function getSeiAddr(address addr) view returns (string response)']);
+const bankSend = new Interface([
+  'function send(address fromAddress, address toAddress, string denom, uint256 amount) returns (bool success)',
+]);
+const erc20 = new Interface(['function transfer(address to, uint256 value) returns (bool)']);
 
 /** What a transaction pays before it runs: anvil's callTracer leaves it out of the top frame's `gas`. */
 function intrinsicGas(fields: Omit<TxFields, 'nonce'>): bigint {
@@ -495,6 +501,43 @@ describe('debug_trace* with callTracer, flatCallTracer and muxTracer', function 
         flatCall(trace.calls![0]!, [0], place),
         flatCall(trace.calls![1]!, [1], place),
       ]);
+    });
+
+    it("shows the bank's CALL from an ERC20 pointer's transfer", async () => {
+      const registered = await registerPointer(node.node.native, await nativeSigner(devWallet(9).privateKey), 'utest');
+      expect(registered.code, registered.log).to.equal(0);
+      const pointer = hexlify(pointerAddressOf('utest'));
+      const sender = devWallet(0);
+      const to = lower(hexlify(randomBytes(20)));
+      const data = erc20.encodeFunctionData('transfer', [to, 5n]);
+      const receipt = await sendToNode(sender, { to: pointer, data, gasLimit: 200_000n });
+      const trace = await traced(node.url, receipt.transactionHash, { tracer: 'callTracer' });
+      const bankCall = trace.calls![0]!;
+      // The pointer passes the bank all the gas it may (63/64 of what it has left), which only the run tells.
+      expect(Number(bankCall.gas)).to.be.above(30_000).and.below(200_000);
+      expect(trace).to.deep.equal({
+        from: lower(sender.address),
+        gas: quantity(200_000n),
+        gasUsed: receipt.gasUsed,
+        to: pointer,
+        input: data,
+        output: AbiCoder.defaultAbiCoder().encode(['bool'], [true]),
+        calls: [
+          {
+            from: pointer,
+            gas: bankCall.gas,
+            // The bank's price of a send.
+            gasUsed: quantity(30_000n),
+            to: BANK,
+            input: bankSend.encodeFunctionData('send', [sender.address, to, 'utest', 5n]),
+            output: AbiCoder.defaultAbiCoder().encode(['bool'], [true]),
+            value: '0x0',
+            type: 'CALL',
+          },
+        ],
+        value: '0x0',
+        type: 'CALL',
+      });
     });
   });
 
