@@ -65,36 +65,35 @@ export class CallFrameRecorder {
   }
 
   /** The hooks that feed the recorder. */
-  get hooks(): EvmTracer {
-    return {
-      enter: (message, type) => this.#enter(message, type),
-      exit: (result) => this.#exit(result),
-      log: (log) => {
-        const open = this.#open.at(-1)!;
-        const index = this.#subject.firstLogIndex + this.#logCount++;
-        if (this.#topOnly && this.#open.length > 1) return;
-        open.frame.logs.push({ ...log, index, position: open.frame.calls.length });
-      },
-      selfDestruct: ({ address, beneficiary, value }) => {
-        if (this.#topOnly) return;
-        this.#open.at(-1)!.frame.calls.push({
-          type: 'SELFDESTRUCT',
-          from: address,
-          to: beneficiary,
-          input: NO_BYTES,
-          gas: 0n,
-          gasUsed: 0n,
-          value,
-          output: NO_BYTES,
-          error: undefined,
-          precompile: false,
-          calls: [],
-          logs: [],
-        });
-      },
-      finish: (outcome) => this.#finish(outcome),
-    };
-  }
+  readonly hooks: EvmTracer = {
+    enter: (message, type) => this.#enter(message, type),
+    exit: (result) => this.#exit(result),
+    log: (log) => {
+      const open = this.#open.at(-1)!;
+      // Counted even when not kept; a failed frame gives its logs' indices back (see #exit), so they match the receipt's.
+      const index = this.#subject.firstLogIndex + this.#logCount++;
+      if (this.#topOnly && this.#open.length > 1) return;
+      open.frame.logs.push({ ...log, index, position: open.frame.calls.length });
+    },
+    selfDestruct: ({ address, beneficiary, value }) => {
+      if (this.#topOnly) return;
+      this.#open.at(-1)!.frame.calls.push({
+        type: 'SELFDESTRUCT',
+        from: address,
+        to: beneficiary,
+        input: NO_BYTES,
+        gas: 0n,
+        gasUsed: 0n,
+        value,
+        output: NO_BYTES,
+        error: undefined,
+        precompile: false,
+        calls: [],
+        logs: [],
+      });
+    },
+    finish: (outcome) => this.#finish(outcome),
+  };
 
   /** The transaction's frame, once it finished. */
   get top(): CallFrame {
