@@ -98,7 +98,7 @@ export type {
   NativeTransfer,
   NativeTxRecord,
 } from './chain/native/native-types.js';
-export { revertReason } from './chain/simulation/call-errors.js';
+export { gethVmError, revertReason } from './chain/simulation/call-errors.js';
 export { isCongested, rewardPercentiles, suggestedGasPrice, suggestedTip } from './chain/fee-suggestions.js';
 export { LogMatcher } from './logs/log-criteria.js';
 export type { LogCriteria, LogMatch } from './logs/log-criteria.js';

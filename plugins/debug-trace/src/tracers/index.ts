@@ -1,4 +1,7 @@
 import { InvalidInputError } from '@evmnode/core';
+import { callTracer } from './call-tracer.js';
+import { flatCallTracer } from './flat-call-tracer.js';
+import { muxTracer } from './mux-tracer.js';
 import { noopTracer } from './noop-tracer.js';
 import { prestateTracer } from './prestate-tracer.js';
 import type { TracerFactory } from './tracer.js';
@@ -6,6 +9,9 @@ import type { TracerFactory } from './tracer.js';
 /** The native tracers by the names geth gives them. */
 const NATIVE_TRACERS: ReadonlyMap<string, TracerFactory> = new Map([
   ['noopTracer', noopTracer],
+  ['callTracer', callTracer],
+  ['flatCallTracer', flatCallTracer],
+  ['muxTracer', muxTracer(tracerNamed)],
   ['prestateTracer', prestateTracer],
 ]);
 

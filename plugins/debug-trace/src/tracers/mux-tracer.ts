@@ -1,0 +1,54 @@
+import { InvalidInputError, type EvmTracer } from '@evmnode/core';
+import type { TracerFactory, TransactionTracer } from './tracer.js';
+
+type Hook = (...args: never[]) => void | Promise<void>;
+
+const HOOK_NAMES = ['step', 'enter', 'exit', 'log', 'selfDestruct', 'nativeTransfer', 'finish'] as const;
+
+/**
+ * geth's `muxTracer`: its config names tracers with their own configs (`{ "callTracer": {...},
+ * "prestateTracer": {...} }`); it runs them all over one execution and gives each one's result
+ * under its name. `tracerNamed` is the registry the names are looked up in.
+ */
+export function muxTracer(tracerNamed: (name: string) => TracerFactory): TracerFactory {
+  return (subject, config) => {
+    // geth prints the results as a Go map: by name, sorted.
+    const names = Object.keys(config.tracerConfig ?? {}).sort();
+    const tracers = names.map((name): TransactionTracer => {
+      const tracerConfig = config.tracerConfig![name] ?? {};
+      if (typeof tracerConfig !== 'object' || Array.isArray(tracerConfig)) {
+        throw new InvalidInputError(`invalid config for tracer ${name}`);
+      }
+      return tracerNamed(name)(subject, {
+        ...config,
+        tracer: name,
+        tracerConfig: tracerConfig as Readonly<Record<string, unknown>>,
+      });
+    });
+    return {
+      hooks: allOf(tracers.map((tracer) => tracer.hooks)),
+      result: (outcome) => Object.fromEntries(names.map((name, index) => [name, tracers[index]!.result(outcome)])),
+    };
+  };
+}
+
+/** Hooks that call each tracer's hook in turn; only hooks some tracer has, so no `step` unless one wants it. */
+function allOf(tracers: readonly EvmTracer[]): EvmTracer {
+  const hooks: EvmTracer = {};
+  for (const name of HOOK_NAMES) {
+    const each = tracers.flatMap((tracer): Hook[] => (tracer[name] === undefined ? [] : [tracer[name].bind(tracer)]));
+    if (each.length > 0) hooks[name] = inTurn(each);
+  }
+  return hooks;
+}
+
+/** Calls `hooks` one after the other, waiting for a hook's promise before the next runs. */
+function inTurn(hooks: readonly Hook[]): Hook {
+  const from = (first: number, args: never[]): void | Promise<void> => {
+    for (let index = first; index < hooks.length; index++) {
+      const pending = hooks[index]!(...args);
+      if (pending instanceof Promise) return pending.then(() => from(index + 1, args));
+    }
+  };
+  return (...args) => from(0, args);
+}
