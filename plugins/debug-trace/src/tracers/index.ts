@@ -1,9 +1,15 @@
 import { InvalidInputError } from '@evmnode/core';
+import { fourByteTracer } from './four-byte-tracer.js';
 import { noopTracer } from './noop-tracer.js';
+import { structLogger } from './struct-logger.js';
 import type { TracerFactory } from './tracer.js';
 
 /** The native tracers by the names geth gives them. */
-const NATIVE_TRACERS: ReadonlyMap<string, TracerFactory> = new Map([['noopTracer', noopTracer]]);
+const NATIVE_TRACERS: ReadonlyMap<string, TracerFactory> = new Map([
+  ['noopTracer', noopTracer],
+  ['structLogger', structLogger],
+  ['4byteTracer', fourByteTracer],
+]);
 
 /** The tracer a config names; no name is the struct logger. */
 export function tracerNamed(name: string | undefined): TracerFactory {
