@@ -88,7 +88,7 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
   this.timeout(120_000);
   let node: TestNode;
   let anvil: AnvilPeer;
-  let hashes: Record<'transfer' | 'erc20' | 'peek' | 'churn' | 'revert' | 'outOfGas' | 'precompile', string>;
+  let hashes: Record<'deploy' | 'transfer' | 'erc20' | 'peek' | 'churn' | 'revert' | 'outOfGas' | 'precompile', string>;
   /** Two transactions evmnode mines in one block, in order. */
   let together: string[];
 
@@ -111,9 +111,10 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
     const tokenInit = token.bytecode + tokenAbi.encodeDeploy(['Token', 'TOK', 1_000_000n]).slice(2);
     const probeInit = probe.bytecode + probeAbi.encodeDeploy([5n, 6n]).slice(2);
     await sendToBoth(await sign(deployer, { nonce: 0, data: tokenInit, gasLimit: 2_000_000n }));
-    await sendToBoth(await sign(deployer, { nonce: 1, data: probeInit, gasLimit: 1_000_000n }));
+    const deploy = await sendToBoth(await sign(deployer, { nonce: 1, data: probeInit, gasLimit: 1_000_000n }));
     await sendToBoth(await sign(deployer, { nonce: 2, data: probeInit, gasLimit: 1_000_000n }));
     hashes = {
+      deploy,
       transfer: await sendToBoth(await sign(devWallet(2), { nonce: 0, to: recipient, value: ETHER })),
       erc20: await sendToBoth(
         await call(1, 3, { to: tokenAt, data: tokenAbi.encodeFunctionData('transfer', [recipient, 1000n]) }),
@@ -160,7 +161,7 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
     expect(ours).to.deep.equal(anvils);
   });
 
-  for (const name of ['erc20', 'peek', 'churn', 'revert'] as const) {
+  for (const name of ['deploy', 'erc20', 'peek', 'churn', 'revert'] as const) {
     it(`logs every opcode of the ${name} transaction as anvil does, keys in geth's order`, async () => {
       const { ours, anvils } = await traces(hashes[name]);
       expect(ours.structLogs.length).to.be.greaterThan(50);
@@ -178,6 +179,8 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
     expect(ours.gas).to.equal(Number(receipt.gasUsed));
     expect(ours.failed).to.equal(true);
     expect(ours.returnValue).to.equal(probeAbi.encodeErrorResult('Error', ['probe: not allowed']));
+    const deployed = await traces(hashes.deploy);
+    expect(deployed.ours).to.include({ failed: false, returnValue: probe.deployedBytecode });
     const churn = (await traces(hashes.churn)).ours.structLogs;
     const sstores = churn.filter((step) => step.op === 'SSTORE');
     expect(sstores.map((step) => step.depth)).to.deep.equal([2, 2, 2, 2, 2, 2]);
@@ -253,7 +256,7 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
       [`${probeAbi.getFunction('peek')!.selector}-32`]: 1,
       [`${probeAbi.getFunction('stored')!.selector}-0`]: 1,
     });
-    for (const name of ['erc20', 'peek', 'churn', 'revert', 'transfer'] as const) {
+    for (const name of ['deploy', 'erc20', 'peek', 'churn', 'revert', 'transfer'] as const) {
       const { ours, anvils } = await traces<Record<string, number>>(hashes[name], byName);
       expect(ours).to.deep.equal(anvils);
     }
