@@ -3,7 +3,16 @@ import { getCreateAddress, Interface } from 'ethers';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { testToken } from '@evmnode/tools/contracts/test-token';
 import { startAnvil, type AnvilPeer } from '../support/anvil-steps.js';
-import { devWallet, ETHER, sign, submit, submitTogether, waitForReceipt, type TxFields } from '../support/chain-kit.js';
+import {
+  devWallet,
+  ETHER,
+  sign,
+  sleep,
+  submit,
+  submitTogether,
+  waitForReceipt,
+  type TxFields,
+} from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
 import { compileContract } from '../support/solidity.js';
 
@@ -30,6 +39,13 @@ const STEP_KEYS = [
   'storage',
   'refund',
 ];
+
+/** Init code deploying `code` (up to 32 bytes, hex without 0x): PUSHn code, PUSH0, MSTORE, RETURN its bytes. */
+function initCodeOf(code: string): string {
+  const size = code.length / 2;
+  const byte = (value: number) => value.toString(16).padStart(2, '0');
+  return `0x${byte(0x5f + size)}${code}5f52` + `60${byte(size)}60${byte(32 - size)}f3`;
+}
 
 /** One struct log step, as JSON. */
 interface Step {
@@ -88,7 +104,19 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
   this.timeout(120_000);
   let node: TestNode;
   let anvil: AnvilPeer;
-  let hashes: Record<'deploy' | 'transfer' | 'erc20' | 'peek' | 'churn' | 'revert' | 'outOfGas' | 'precompile', string>;
+  let hashes: Record<
+    | 'deploy'
+    | 'transfer'
+    | 'erc20'
+    | 'peek'
+    | 'churn'
+    | 'revert'
+    | 'outOfGas'
+    | 'precompile'
+    | 'underflow'
+    | 'overflow',
+    string
+  >;
   /** Two transactions evmnode mines in one block, in order. */
   let together: string[];
 
@@ -98,8 +126,11 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
     const sent = await rpc(anvil.url, 'eth_sendRawTransaction', [raw]);
     expect(sent.result, JSON.stringify(sent.error)).to.equal(hash);
     await waitForReceipt(node.url, hash);
-    // anvil mines a transaction as it takes it.
-    expect((await rpc(anvil.url, 'eth_getTransactionReceipt', [hash])).result).to.not.equal(null);
+    // anvil mines each transaction in a block of its own, at once; its receipts do not fit geth's schema.
+    for (let tries = 0; (await rpc(anvil.url, 'eth_getTransactionReceipt', [hash])).result === null; tries++) {
+      expect(tries, `anvil mines ${hash}`).to.be.lessThan(100);
+      await sleep(50);
+    }
     return hash;
   }
 
@@ -113,7 +144,12 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
     await sendToBoth(await sign(deployer, { nonce: 0, data: tokenInit, gasLimit: 2_000_000n }));
     const deploy = await sendToBoth(await sign(deployer, { nonce: 1, data: probeInit, gasLimit: 1_000_000n }));
     await sendToBoth(await sign(deployer, { nonce: 2, data: probeInit, gasLimit: 1_000_000n }));
+    // Contracts of raw code: ADD on an empty stack; JUMPDEST PUSH0 PUSH0 JUMP, whose stack grows by one a turn.
+    await sendToBoth(await sign(devWallet(9), { nonce: 0, data: initCodeOf('01'), gasLimit: 100_000n }));
+    await sendToBoth(await sign(devWallet(9), { nonce: 1, data: initCodeOf('5b5f5f56'), gasLimit: 100_000n }));
     hashes = {
+      underflow: await sendToBoth(await call(9, 2, { to: getCreateAddress({ from: devWallet(9).address, nonce: 0 }) })),
+      overflow: await sendToBoth(await call(9, 3, { to: getCreateAddress({ from: devWallet(9).address, nonce: 1 }) })),
       deploy,
       transfer: await sendToBoth(await sign(devWallet(2), { nonce: 0, to: recipient, value: ETHER })),
       erc20: await sendToBoth(
@@ -205,6 +241,24 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
       error: 'out of gas',
     });
     expect(ours.structLogs.at(-1)).to.include({ op: 'SSTORE', gas: 3551 });
+  });
+
+  it('words stack errors as geth on the opcode that finds them (anvil words them its own way)', async () => {
+    const underflow = await traces(hashes.underflow);
+    expect(underflow.ours.structLogs).to.deep.equal([
+      { ...underflow.anvils.structLogs[0], error: 'stack underflow (0 <=> 2)' },
+    ]);
+    expect(underflow.ours.structLogs[0]).to.include({ pc: 0, op: 'ADD', gasCost: 3, depth: 1 });
+    const overflow = await traces(hashes.overflow);
+    expectSameTrace(
+      { ...overflow.ours, structLogs: overflow.ours.structLogs.slice(0, -1) },
+      { ...overflow.anvils, structLogs: overflow.anvils.structLogs.slice(0, -1) },
+    );
+    expect(overflow.ours.structLogs.at(-1)).to.deep.equal({
+      ...overflow.anvils.structLogs.at(-1),
+      error: 'stack limit reached 1024 (1023)',
+    });
+    expect(overflow.ours).to.include({ failed: true, returnValue: '0x' });
   });
 
   for (const config of [

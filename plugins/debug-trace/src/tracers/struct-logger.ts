@@ -1,4 +1,5 @@
 import type { EvmTracer, FrameType } from '@evmnode/core';
+import { gethStackError } from './stack-errors.js';
 import type { TracerFactory } from './tracer.js';
 
 type Step = Parameters<NonNullable<EvmTracer['step']>>[0];
@@ -26,6 +27,9 @@ interface Frame {
   returnData: string;
   /** The index of its last recorded step; -1 before any. */
   lastStep: number;
+  /** That step's opcode and stack size. */
+  lastOpcode: number;
+  lastStackLength: number;
   /** The refund counter once its last opcode ran. */
   refund: bigint;
 }
@@ -36,6 +40,8 @@ const SSTORE = 0x55;
 const CALLS = new Set([0xf1, 0xf2, 0xf4, 0xfa]);
 /** What a CALL or CALLCODE with value adds to the gas it passes on, free. */
 const CALL_STIPEND = 2300n;
+/** The errors geth finds before an opcode runs, and so shows on its step: the frame's last. */
+const STEP_ERRORS = new Set(['out of gas', 'stack underflow', 'stack overflow']);
 
 const hexOf = (bytes: Uint8Array): string =>
   `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex')}`;
@@ -113,6 +119,8 @@ export const structLogger: TracerFactory = (_subject, config) => {
     frame.refund = step.gasRefund;
     if (refund > 0n) log.refund = Number(refund);
     frame.lastStep = logs.length;
+    frame.lastOpcode = step.opcode.code;
+    frame.lastStackLength = stack.length;
     logs.push(log);
     pendingCall = CALLS.has(step.opcode.code) ? log : undefined;
   };
@@ -125,15 +133,22 @@ export const structLogger: TracerFactory = (_subject, config) => {
         pendingCall.gasCost += Number(message.gasLimit - stipend);
         pendingCall = undefined;
       }
-      frames.push({ type, returnData: '0x', lastStep: -1, refund: frames.at(-1)?.refund ?? 0n });
+      frames.push({
+        type,
+        returnData: '0x',
+        lastStep: -1,
+        lastOpcode: 0,
+        lastStackLength: 0,
+        refund: frames.at(-1)?.refund ?? 0n,
+      });
     },
     exit(result: FrameResult) {
       const frame = frames.pop()!;
       const error = result.execResult.exceptionError?.error;
-      // geth marks the opcode that ran out of gas: it fails before it runs, at its gas charge.
-      if (error === 'out of gas' && frame.lastStep >= 0) {
+      if (error !== undefined && STEP_ERRORS.has(error) && frame.lastStep >= 0) {
         const { pc, op, gas, gasCost, depth, ...rest } = logs[frame.lastStep]!;
-        logs[frame.lastStep] = { pc, op, gas, gasCost, depth, error, ...rest };
+        const stepError = gethStackError(error, frame.lastOpcode, frame.lastStackLength);
+        logs[frame.lastStep] = { pc, op, gas, gasCost, depth, error: stepError, ...rest };
       }
       const parent = frames.at(-1);
       // A frame's refunds count only if it succeeded.
