@@ -317,6 +317,22 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
     expect((await traces<Record<string, number>>(hashes.precompile, byName)).ours).to.deep.equal({});
   });
 
+  it('traces a call (debug_traceCall) as anvil does', async () => {
+    const request = {
+      from: deployer.address,
+      to: probeA,
+      gas: '0x30000',
+      data: probeAbi.encodeFunctionData('churnThroughCall', [2n]),
+    };
+    const config = { enableMemory: true, enableReturnData: true };
+    const [ours, anvils] = await Promise.all([
+      rpc(node.url, 'debug_traceCall', [request, 'latest', config]),
+      rpc(anvil.url, 'debug_traceCall', [request, 'latest', config]),
+    ]);
+    expect(ours.result.structLogs.length).to.be.greaterThan(100);
+    expectSameTrace(ours.result as StructTrace, gethStyle(anvils.result as StructTrace));
+  });
+
   it('traces a block: one entry per transaction, in block order', async () => {
     const receipt = await waitForReceipt(node.url, together[0]!);
     const answer = await rpc(node.url, 'debug_traceBlockByNumber', [receipt.blockNumber]);
