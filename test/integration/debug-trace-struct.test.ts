@@ -114,7 +114,8 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
     | 'outOfGas'
     | 'precompile'
     | 'underflow'
-    | 'overflow',
+    | 'overflow'
+    | 'create',
     string
   >;
   /** Two transactions evmnode mines in one block, in order. */
@@ -160,6 +161,7 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
         await call(4, 0, { to: probeA, data: probeAbi.encodeFunctionData('churnThroughCall', [3n]) }),
       ),
       revert: await sendToBoth(await call(5, 0, { to: probeA, data: probeAbi.encodeFunctionData('failWithReason') })),
+      create: await sendToBoth(await call(5, 1, { to: probeA, data: probeAbi.encodeFunctionData('create') })),
       // Enough for the intrinsic gas and the way to its SSTORE, which runs out of gas.
       outOfGas: await sendToBoth(
         await call(6, 0, { to: probeA, data: probeAbi.encodeFunctionData('setStored', [7n]), gasLimit: 25_000n }),
@@ -224,6 +226,19 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
     expect(sstores.at(-1)!.storage).to.deep.equal({ [word(100)]: word(0), [word(101)]: word(0), [word(102)]: word(0) });
     // Each slot set from 0 to 1 and back in one transaction refunds 20000 - 100 (EIP-3529).
     expect(churn.at(-1)).to.include({ op: 'RETURN', depth: 1, refund: 3 * 19_900 });
+  });
+
+  it('charges a CREATE its own cost only, as geth (anvil adds the gas it passes on)', async () => {
+    const { ours, anvils } = await traces(hashes.create);
+    const at = ours.structLogs.findIndex((step) => step.op === 'CREATE');
+    // 32000, and 2 per word of its 88 bytes of init code.
+    expect(ours.structLogs[at]).to.deep.equal({ ...anvils.structLogs[at], gasCost: 32_000 + 3 * 2 });
+    const others = (trace: StructTrace) => ({
+      ...trace,
+      structLogs: trace.structLogs.filter((_, index) => index !== at),
+    });
+    expectSameTrace(others(ours), others(anvils));
+    expect(ours.structLogs.filter((step) => step.depth === 2).length).to.be.greaterThan(5);
   });
 
   it('marks the opcode that ran out of gas with its whole cost', async () => {
@@ -310,11 +325,15 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
       [`${probeAbi.getFunction('peek')!.selector}-32`]: 1,
       [`${probeAbi.getFunction('stored')!.selector}-0`]: 1,
     });
-    for (const name of ['deploy', 'erc20', 'peek', 'churn', 'revert', 'transfer'] as const) {
+    for (const name of ['deploy', 'erc20', 'peek', 'churn', 'create', 'revert', 'transfer'] as const) {
       const { ours, anvils } = await traces<Record<string, number>>(hashes[name], byName);
       expect(ours).to.deep.equal(anvils);
     }
     expect((await traces<Record<string, number>>(hashes.precompile, byName)).ours).to.deep.equal({});
+    // The frame CREATE opens carries code, not a call.
+    expect((await traces<Record<string, number>>(hashes.create, byName)).ours).to.deep.equal({
+      [`${probeAbi.getFunction('create')!.selector}-0`]: 1,
+    });
   });
 
   it('traces a call (debug_traceCall) as anvil does', async () => {
