@@ -22,6 +22,9 @@ const STACK_INPUTS: ReadonlyMap<number, number> = new Map([
   ...Array.from({ length: 5 }, (_, n) => [0xa0 + n, n + 2] as const),
 ]);
 
+/** How many stack items `opcode` takes. */
+export const stackInputsOf = (opcode: number): number => STACK_INPUTS.get(opcode) ?? 0;
+
 /** geth's stack size limit. */
 const STACK_LIMIT = 1024;
 
@@ -30,7 +33,7 @@ const STACK_LIMIT = 1024;
  * the stack before the opcode runs and names the sizes. Other errors are returned unchanged.
  */
 export function gethStackError(error: string, opcode: number, stackLength: number): string {
-  if (error === 'stack underflow') return `stack underflow (${stackLength} <=> ${STACK_INPUTS.get(opcode) ?? 0})`;
+  if (error === 'stack underflow') return `stack underflow (${stackLength} <=> ${stackInputsOf(opcode)})`;
   // Only opcodes that leave one item more than they take overflow: geth's limit for them is 1023.
   if (error === 'stack overflow') return `stack limit reached ${stackLength} (${STACK_LIMIT - 1})`;
   return error;

@@ -1,5 +1,5 @@
 import type { EvmTracer, FrameType } from '@evmnode/core';
-import { gethStackError } from './stack-errors.js';
+import { gethStackError, stackInputsOf } from './stack-errors.js';
 import type { TracerFactory } from './tracer.js';
 
 type Step = Parameters<NonNullable<EvmTracer['step']>>[0];
@@ -38,14 +38,28 @@ const SLOAD = 0x54;
 const SSTORE = 0x55;
 /** The opcodes whose gas cost, for geth, includes the gas they pass on to the frame they open. */
 const CALLS = new Set([0xf1, 0xf2, 0xf4, 0xfa]);
-/** What a CALL or CALLCODE with value adds to the gas it passes on, free. */
-const CALL_STIPEND = 2300n;
 /** The errors geth finds before an opcode runs, and so shows on its step: the frame's last. */
 const STEP_ERRORS = new Set(['out of gas', 'stack underflow', 'stack overflow']);
 
 const hexOf = (bytes: Uint8Array): string =>
   `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex')}`;
 const wordOf = (value: bigint): string => `0x${value.toString(16).padStart(64, '0')}`;
+
+/**
+ * An opcode's cost as geth gives it: for the CALL family, ethereumjs's cost leaves out the gas
+ * passed on, which geth counts (what was asked, at most all but 1/64 of what is left; the
+ * stipend of a call with value is free).
+ */
+function costOf(step: Step): bigint {
+  const cost = step.opcode.dynamicFee ?? BigInt(step.opcode.fee);
+  const { code } = step.opcode;
+  // A call that fails before it runs (out of gas, stack underflow) costs what ethereumjs says.
+  if (!CALLS.has(code) || cost > step.gasLeft || step.stack.length < stackInputsOf(code)) return cost;
+  const available = step.gasLeft - cost;
+  const allowed = available - available / 64n;
+  const asked = step.stack[step.stack.length - 1]!;
+  return cost + (asked < allowed ? asked : allowed);
+}
 
 /** Memory as geth shows it: 32-byte words. */
 function memoryWords(memory: Uint8Array): string[] {
@@ -74,8 +88,6 @@ export const structLogger: TracerFactory = (_subject, config) => {
   const withReturnData = config.enableReturnData === true;
   const logs: StructLog[] = [];
   const frames: Frame[] = [];
-  /** The CALL* step just recorded, until the frame it opens starts. */
-  let pendingCall: StructLog | undefined;
   /** The slots each account read or wrote so far (slot -> value), across its frames. */
   const storageOf = new Map<string, Map<string, string>>();
   const storageAt = (step: Step): Map<string, string> => {
@@ -86,14 +98,14 @@ export const structLogger: TracerFactory = (_subject, config) => {
   };
 
   const record = (step: Step, frame: Frame, loaded?: string): void => {
+    const { stack } = step;
     const log: StructLog = {
       pc: step.pc,
       op: step.opcode.name,
       gas: Number(step.gasLeft),
-      gasCost: Number(step.opcode.dynamicFee ?? BigInt(step.opcode.fee)),
+      gasCost: Number(costOf(step)),
       depth: step.depth + 1,
     };
-    const { stack } = step;
     if (withStack) {
       const words = new Array<string>(stack.length);
       for (let index = 0; index < stack.length; index++) words[index] = `0x${stack[index]!.toString(16)}`;
@@ -122,17 +134,10 @@ export const structLogger: TracerFactory = (_subject, config) => {
     frame.lastOpcode = step.opcode.code;
     frame.lastStackLength = stack.length;
     logs.push(log);
-    pendingCall = CALLS.has(step.opcode.code) ? log : undefined;
   };
 
   const hooks: EvmTracer = {
-    enter(message, type) {
-      if (pendingCall !== undefined) {
-        // ethereumjs's cost leaves out the gas passed on: the new frame's gas, stipend aside.
-        const stipend = message.value > 0n && (type === 'CALL' || type === 'CALLCODE') ? CALL_STIPEND : 0n;
-        pendingCall.gasCost += Number(message.gasLimit - stipend);
-        pendingCall = undefined;
-      }
+    enter(_message, type) {
       frames.push({
         type,
         returnData: '0x',
@@ -160,8 +165,6 @@ export const structLogger: TracerFactory = (_subject, config) => {
       }
     },
     step(step) {
-      // The previous opcode, if a CALL*, opened no frame (a value it could not pay, the depth limit).
-      pendingCall = undefined;
       if (limit !== 0 && logs.length >= limit) return;
       const frame = frames.at(-1)!;
       const { stack } = step;
