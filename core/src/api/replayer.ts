@@ -39,8 +39,8 @@ export interface EvmTracer {
   start?(): void | Promise<void>;
   /**
    * Before each opcode, with the frame's stack, memory, gas and state. `opcode.dynamicFee` is the
-   * opcode's whole cost (geth's `gasCost`: for the CALL family, the gas passed on included);
-   * `opcode.name` is the full name (`PUSH1`, `LOG2`). An opcode that fails for lack of gas is
+   * opcode's own cost; for the CALL family geth's `gasCost` also counts the gas passed on, which
+   * the next frame's `message.gasLimit` tells (the struct logger adds it). `opcode.name` is the full name (`PUSH1`, `LOG2`). An opcode that fails for lack of gas is
    * still announced; its frame's `exit` then carries the error.
    */
   step?(step: InterpreterStep): void | Promise<void>;

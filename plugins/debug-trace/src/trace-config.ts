@@ -18,6 +18,13 @@ const rawObject = codec('json.RawMessage', (value): Readonly<Record<string, unkn
   return value as Readonly<Record<string, unknown>>;
 });
 
+/** Go's `int` as encoding/json reads it: a JSON number without a fraction (the struct logger's `limit`). */
+const goInt = codec('int', (value): number => {
+  if (typeof value !== 'number') throw new CodecError(jsonKind(value), 'int');
+  if (!Number.isInteger(value) || Math.abs(value) >= 2 ** 63) throw new CodecError(`number ${value}`, 'int');
+  return value;
+});
+
 const traceFields = {
   tracer: string.optional(),
   tracerConfig: rawObject.optional(),
@@ -27,7 +34,7 @@ const traceFields = {
   disableStack: boolean.optional(),
   enableMemory: boolean.optional(),
   enableReturnData: boolean.optional(),
-  limit: uint64.optional(),
+  limit: goInt.optional(),
 };
 
 /** geth's `tracers.TraceConfig` (interface.md §2.11): which tracer, its options and the struct logger's. */

@@ -1,0 +1,190 @@
+import type { EvmTracer, FrameType } from '@evmnode/core';
+import { gethStackError, stackInputsOf } from './stack-errors.js';
+import type { TracerFactory } from './tracer.js';
+
+type Step = Parameters<NonNullable<EvmTracer['step']>>[0];
+type FrameResult = Parameters<NonNullable<EvmTracer['exit']>>[0];
+
+/** One opcode as geth's struct logger writes it; the keys are set in geth's order. */
+interface StructLog {
+  pc: number;
+  op: string;
+  gas: number;
+  gasCost: number;
+  depth: number;
+  error?: string;
+  stack?: string[];
+  returnData?: string;
+  memory?: string[];
+  storage?: Record<string, string>;
+  refund?: number;
+}
+
+/** A call frame as the logger follows it. */
+interface Frame {
+  readonly type: FrameType;
+  /** The output of its last sub-call (geth's `returnData`). */
+  returnData: string;
+  /** The index of its last recorded step; -1 before any. */
+  lastStep: number;
+  /** That step's opcode and stack size. */
+  lastOpcode: number;
+  lastStackLength: number;
+  /** The refund counter once its last opcode ran. */
+  refund: bigint;
+}
+
+const SLOAD = 0x54;
+const SSTORE = 0x55;
+/** The opcodes whose gas cost, for geth, includes the gas they pass on to the frame they open. */
+const CALLS = new Set([0xf1, 0xf2, 0xf4, 0xfa]);
+/** The errors geth finds before an opcode runs, and so shows on its step: the frame's last. */
+const STEP_ERRORS = new Set(['out of gas', 'stack underflow', 'stack overflow']);
+
+const hexOf = (bytes: Uint8Array): string =>
+  `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex')}`;
+const wordOf = (value: bigint): string => `0x${value.toString(16).padStart(64, '0')}`;
+
+/**
+ * An opcode's cost as geth gives it: for the CALL family, ethereumjs's cost leaves out the gas
+ * passed on, which geth counts (what was asked, at most all but 1/64 of what is left; the
+ * stipend of a call with value is free).
+ */
+function costOf(step: Step): bigint {
+  const cost = step.opcode.dynamicFee ?? BigInt(step.opcode.fee);
+  const { code } = step.opcode;
+  // A call that fails before it runs (out of gas, stack underflow) costs what ethereumjs says.
+  if (!CALLS.has(code) || cost > step.gasLeft || step.stack.length < stackInputsOf(code)) return cost;
+  const available = step.gasLeft - cost;
+  const allowed = available - available / 64n;
+  const asked = step.stack[step.stack.length - 1]!;
+  return cost + (asked < allowed ? asked : allowed);
+}
+
+/** Memory as geth shows it: 32-byte words. */
+function memoryWords(memory: Uint8Array): string[] {
+  const hex = Buffer.from(memory.buffer, memory.byteOffset, memory.length).toString('hex');
+  const words = new Array<string>(hex.length / 64);
+  for (let index = 0; index < words.length; index++) words[index] = `0x${hex.slice(index * 64, index * 64 + 64)}`;
+  return words;
+}
+
+/** Slots in ascending order, as geth's JSON writes a map. */
+function sortedSlots(storage: Map<string, string>): Record<string, string> {
+  const slots: Record<string, string> = {};
+  for (const slot of [...storage.keys()].sort()) slots[slot] = storage.get(slot)!;
+  return slots;
+}
+
+/**
+ * geth's struct logger, the tracer used when none is named: every opcode with its gas, stack and,
+ * as the config asks, memory, return data and the storage its account touched so far.
+ */
+export const structLogger: TracerFactory = (_subject, config) => {
+  const limit = config.limit ?? 0;
+  const withStack = config.disableStack !== true;
+  const withStorage = config.disableStorage !== true;
+  const withMemory = config.enableMemory === true;
+  const withReturnData = config.enableReturnData === true;
+  const logs: StructLog[] = [];
+  const frames: Frame[] = [];
+  /** The slots each account read or wrote so far (slot -> value), across its frames. */
+  const storageOf = new Map<string, Map<string, string>>();
+  const storageAt = (step: Step): Map<string, string> => {
+    const account = step.address.toString();
+    let storage = storageOf.get(account);
+    if (storage === undefined) storageOf.set(account, (storage = new Map<string, string>()));
+    return storage;
+  };
+
+  const record = (step: Step, frame: Frame, loaded?: string): void => {
+    const { stack } = step;
+    const log: StructLog = {
+      pc: step.pc,
+      op: step.opcode.name,
+      gas: Number(step.gasLeft),
+      gasCost: Number(costOf(step)),
+      depth: step.depth + 1,
+    };
+    if (withStack) {
+      const words = new Array<string>(stack.length);
+      for (let index = 0; index < stack.length; index++) words[index] = `0x${stack[index]!.toString(16)}`;
+      log.stack = words;
+    }
+    if (withReturnData && frame.returnData !== '0x') log.returnData = frame.returnData;
+    if (withMemory && step.memoryWordCount > 0n) log.memory = memoryWords(step.memory);
+    if (withStorage) {
+      const code = step.opcode.code;
+      // As geth: the slot from the stack, the value loaded (SLOAD) or about to be stored (SSTORE).
+      if (code === SLOAD && stack.length >= 1) {
+        const storage = storageAt(step);
+        storage.set(wordOf(stack[stack.length - 1]!), loaded!);
+        log.storage = sortedSlots(storage);
+      } else if (code === SSTORE && stack.length >= 2) {
+        const storage = storageAt(step);
+        storage.set(wordOf(stack[stack.length - 1]!), wordOf(stack[stack.length - 2]!));
+        log.storage = sortedSlots(storage);
+      }
+    }
+    // ethereumjs counts an SSTORE's refund before announcing it; geth shows the counter before it.
+    const refund = step.opcode.code === SSTORE ? frame.refund : step.gasRefund;
+    frame.refund = step.gasRefund;
+    if (refund > 0n) log.refund = Number(refund);
+    frame.lastStep = logs.length;
+    frame.lastOpcode = step.opcode.code;
+    frame.lastStackLength = stack.length;
+    logs.push(log);
+  };
+
+  const hooks: EvmTracer = {
+    enter(_message, type) {
+      frames.push({
+        type,
+        returnData: '0x',
+        lastStep: -1,
+        lastOpcode: 0,
+        lastStackLength: 0,
+        refund: frames.at(-1)?.refund ?? 0n,
+      });
+    },
+    exit(result: FrameResult) {
+      const frame = frames.pop()!;
+      const error = result.execResult.exceptionError?.error;
+      if (error !== undefined && STEP_ERRORS.has(error) && frame.lastStep >= 0) {
+        const { pc, op, gas, gasCost, depth, ...rest } = logs[frame.lastStep]!;
+        const stepError = gethStackError(error, frame.lastOpcode, frame.lastStackLength);
+        logs[frame.lastStep] = { pc, op, gas, gasCost, depth, error: stepError, ...rest };
+      }
+      const parent = frames.at(-1);
+      // A frame's refunds count only if it succeeded.
+      if (parent !== undefined && error === undefined) parent.refund = result.execResult.gasRefund ?? parent.refund;
+      if (parent !== undefined && withReturnData) {
+        // geth keeps a sub-call's output, a creation's only when it reverted.
+        const kept = error === undefined ? !frame.type.startsWith('CREATE') : error === 'revert';
+        parent.returnData = kept ? hexOf(result.execResult.returnValue) : '0x';
+      }
+    },
+    step(step) {
+      if (limit !== 0 && logs.length >= limit) return;
+      const frame = frames.at(-1)!;
+      const { stack } = step;
+      if (withStorage && step.opcode.code === SLOAD && stack.length >= 1) {
+        const slot = new Uint8Array(Buffer.from(wordOf(stack[stack.length - 1]!).slice(2), 'hex'));
+        return step.stateManager.getStorage(step.address, slot).then((value) => {
+          record(step, frame, wordOf(value.length === 0 ? 0n : BigInt(hexOf(value))));
+        });
+      }
+      record(step, frame);
+    },
+  };
+
+  return {
+    hooks,
+    result(outcome) {
+      const failed = outcome.error !== undefined;
+      // The output on success, the revert data on a revert, nothing on another failure.
+      const returnValue = failed && outcome.error !== 'execution reverted' ? '0x' : hexOf(outcome.returnValue);
+      return { gas: Number(outcome.gasUsed), failed, returnValue, structLogs: logs };
+    },
+  };
+};
