@@ -82,6 +82,14 @@ const FRAME_RECORDER = `{
   result() { return this.frames; }
 }`;
 
+/** Records the opcodes that fail and what ctx says of the end. */
+const FAULT_RECORDER = `{
+  faults: [],
+  step() {},
+  fault(log) { this.faults.push([log.op.toString(), log.getError(), log.getDepth(), log.getPC()]); },
+  result(ctx) { return { faults: this.faults, error: ctx.error, output: toHex(ctx.output), type: ctx.type }; }
+}`;
+
 /** Records the bank transfers a transaction makes, and the recipient's balance as the tracer sees it. */
 const TRANSFER_RECORDER = `{
   ops: [],
@@ -182,6 +190,24 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
     expect(ours).to.have.length(2);
     expect(ours[0]).to.include({ type: 'CALL', from: probeAt, to: tokenAt, value: '0' });
     expect(ours[1]).to.include({ error: 'undefined' });
+  });
+
+  it('calls fault at the REVERT of an ERC20 transfer beyond the balance', async () => {
+    // anvil calls fault here too, but words the error as revm does ('Revert'), not geth: exact values instead.
+    const call = {
+      from: '0x3333333333333333333333333333333333333333',
+      to: tokenAt,
+      data: tokenAbi.encodeFunctionData('transfer', [from, 1n]),
+    };
+    const answer = await rpc(node.url, 'debug_traceCall', [call, 'latest', { tracer: FAULT_RECORDER }]);
+    expect(answer.error, JSON.stringify(answer.error)).to.equal(undefined);
+    expect(answer.result).to.deep.equal({
+      faults: [['REVERT', 'execution reverted', 1, 351]],
+      error: 'execution reverted',
+      // Solidity's Panic(0x11): arithmetic underflow.
+      output: `0x4e487b71${'11'.padStart(64, '0')}`,
+      type: 'CALL',
+    });
   });
 
   it("calls syntheticOp for the bank transfer of an ERC20 pointer's transfer", async () => {
