@@ -126,7 +126,7 @@ class JsTracer implements TransactionTracer {
     }
     context.setProp(context.global, '__host', host);
     host.dispose();
-    this.#unwrap('setup', inTurn(() => context.evalCode(JS_TRACER_PRELUDE, 'tracer.js')) as never).dispose();
+    this.#unwrap('setup', await inTurn(() => context.evalCode(JS_TRACER_PRELUDE, 'tracer.js'))).dispose();
     this.#hooks = context.getProp(context.global, '__hooks');
     for (const hook of ['setup', 'step', 'fault', 'enter', 'exit', 'syntheticOp', 'result'] as const) {
       this.#sync.set(hook, context.getProp(this.#hooks, hook));
@@ -179,9 +179,10 @@ class JsTracer implements TransactionTracer {
     return done instanceof Promise ? done.then((result) => this.#value(hook, result)) : this.#value(hook, done);
   }
 
+  /** A call's value: read only for `result`, as reading it costs a call into the module at each step. */
   #value(hook: Hook, result: ReturnType<QuickJSAsyncContext['callFunction']>): unknown {
     const handle = this.#unwrap(hook, result);
-    const value: unknown = this.#context!.dump(handle);
+    const value: unknown = hook === 'result' ? this.#context!.dump(handle) : undefined;
     handle.dispose();
     return value;
   }
@@ -191,7 +192,10 @@ class JsTracer implements TransactionTracer {
     const fn = context.getProp(this.#hooks!, question);
     const result = context.newString(hook).consume((name) => context.callFunction(fn, context.undefined, name));
     fn.dispose();
-    return this.#value('setup', result) === true;
+    const answer = this.#unwrap('setup', result);
+    const yes = context.dump(answer) === true;
+    answer.dispose();
+    return yes;
   }
 
   /** The call's value, or the error geth gives for a failing tracer (the time limit's own error when it ran out). */
