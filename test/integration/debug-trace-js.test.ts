@@ -170,6 +170,20 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
     expect(ours.contract).to.equal(lower(getCreateAddress({ from, nonce: 7 })));
   });
 
+  it('runs JS tracers of concurrent traces side by side in the one sandbox module', async () => {
+    const alone = [
+      await traced(node.url, hashes.erc20!, HELPER_READER),
+      await traced(node.url, hashes.relay!, HELPER_READER),
+      await traced(node.url, hashes.erc20!, OPCODE_COUNTER),
+    ];
+    const together = await Promise.all([
+      traced(node.url, hashes.erc20!, HELPER_READER),
+      traced(node.url, hashes.relay!, HELPER_READER),
+      traced(node.url, hashes.erc20!, OPCODE_COUNTER),
+    ]);
+    expect(together).to.deep.equal(alone);
+  });
+
   it("gives geth's costs, memory words and errors at the token's storage opcodes", async () => {
     // EIP-2929: a cold SLOAD, a warm SSTORE of a set slot, another cold SLOAD, a warm SSTORE setting a zero slot.
     expect(await traced(node.url, hashes.erc20!, STORAGE_COSTS)).to.deep.equal({
