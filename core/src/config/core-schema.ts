@@ -37,6 +37,7 @@ export interface CoreConfig {
     readonly max_concurrent_simulation_calls: number;
     readonly max_trace_lookback_blocks: number;
     readonly trace_timeout: number;
+    readonly trace_allow_js_tracers: boolean;
     readonly batch_request_limit: number;
     readonly batch_response_max_size: number;
     readonly max_request_body_bytes: number;
@@ -171,6 +172,11 @@ export const coreSchema = {
       default: 10_000,
     },
     trace_timeout: { doc: 'Time limit of one trace.', format: 'duration', default: 30_000 },
+    trace_allow_js_tracers: {
+      doc: 'Whether debug_trace* accepts JavaScript tracers (run sandboxed, within trace_timeout and 64 MiB).',
+      format: Boolean,
+      default: false,
+    },
     batch_request_limit: { doc: 'Most calls in one batch.', format: 'nat', default: 1000 },
     batch_response_max_size: {
       doc: "Bytes of results after which a batch's remaining calls get 'response too large'.",

@@ -25,6 +25,8 @@ export const NETWORK_PROFILES: Readonly<Record<NetworkName, Readonly<Record<stri
     ],
     // Dapps under development are served from localhost on any port.
     'evm.signing_origins': ['http://localhost:*', 'http://127.0.0.1:*'],
+    // A development node runs its developer's own tracer code.
+    'evm.trace_allow_js_tracers': true,
   },
   testnet: { 'node.chain_id': 1328, 'native.chain_id': 'atlantic-2' },
   mainnet: { 'node.chain_id': 1329, 'native.chain_id': 'pacific-1' },

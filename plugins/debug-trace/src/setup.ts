@@ -11,6 +11,7 @@ const setup: PluginSetup<Deps> = ({ deps, rpc, provide }) => {
     clientShare: evm.max_client_share,
     timeoutMs: evm.trace_timeout,
     lookbackBlocks: evm.max_trace_lookback_blocks,
+    jsTracers: evm.trace_allow_js_tracers,
   });
   provide(DebugTraceTokens.TraceService, traces);
   rpc.register([...traceMethods(traces), ...rawDataMethods()], { transports: ['http'] });

@@ -9,8 +9,8 @@ import {
 } from '@evmnode/core';
 import parseDuration from 'ms';
 import type { TraceConfig, TraceCallConfig } from './trace-config.js';
-import { tracerNamed } from './tracers/index.js';
-import type { TransactionTracer } from './tracers/tracer.js';
+import { isJsTracer, tracerFor } from './tracers/index.js';
+import type { TraceRun, TransactionTracer } from './tracers/tracer.js';
 import { yielding } from './tracers/yielding.js';
 
 /** One transaction's entry in a block trace: its result, or why it could not be traced. */
@@ -36,6 +36,8 @@ export interface TraceLimits {
   readonly timeoutMs: number;
   /** `max_trace_lookback_blocks`: how far below the head blocks are traced; -1 for no limit. */
   readonly lookbackBlocks: number;
+  /** `trace_allow_js_tracers`: whether a `tracer` may be JavaScript code. */
+  readonly jsTracers: boolean;
 }
 
 /** geth's default for a trace's own `timeout`. */
@@ -63,38 +65,31 @@ export class TraceService {
 
   /** The trace of committed transaction `hash`. */
   traceTransaction(hash: `0x${string}`, config: TraceConfig, request: TraceRequest): Promise<unknown> {
-    return this.#run(config, request, async (signal) => {
-      let tracer: TransactionTracer | undefined;
+    return this.#run(config, request, async (run, tracers) => {
       const outcome = await this.replayer.replayTransaction(
         hash,
         (subject) => {
           this.#checkLookback(subject);
-          tracer = tracerNamed(config.tracer)(subject, config);
-          return yielding(tracer.hooks);
+          return yielding(tracers.add(tracerFor(config.tracer)(subject, config, run)).hooks);
         },
-        { signal },
+        { signal: run.signal },
       );
-      return tracer!.result(outcome);
+      return tracers.only.result(outcome);
     });
   }
 
   /** The traces of every EVM transaction of the block `ref` names, in block order. */
   traceBlock(ref: BlockRef, config: TraceConfig, request: TraceRequest): Promise<BlockTraceEntry[]> {
-    return this.#run(config, request, async (signal) => {
+    return this.#run(config, request, async (run, tracers) => {
       const height = await this.chain.resolveHeight(ref);
       this.#checkLookback({ block: { height } });
-      const factory = tracerNamed(config.tracer);
-      const tracers: TransactionTracer[] = [];
+      const factory = tracerFor(config.tracer);
       const outcomes = await this.replayer.replayBlock(
         height,
-        (subject) => {
-          const tracer = factory(subject, config);
-          tracers.push(tracer);
-          return yielding(tracer.hooks);
-        },
-        { signal },
+        (subject) => yielding(tracers.add(factory(subject, config, run)).hooks),
+        { signal: run.signal },
       );
-      return outcomes.map((outcome, index) => ({ txHash: outcome.hash, result: tracers[index]!.result(outcome) }));
+      return outcomes.map((outcome, index) => ({ txHash: outcome.hash, result: tracers.all[index]!.result(outcome) }));
     });
   }
 
@@ -103,8 +98,7 @@ export class TraceService {
     if (ref.kind === 'tag' && ref.tag === 'pending') {
       throw new InvalidInputError('tracing on top of pending is not supported');
     }
-    return this.#run(config, request, async (signal) => {
-      let tracer: TransactionTracer | undefined;
+    return this.#run(config, request, async (run, tracers) => {
       const overrides = {
         ...(config.stateOverrides === undefined ? {} : { state: config.stateOverrides }),
         ...(config.blockOverrides === undefined ? {} : { block: config.blockOverrides }),
@@ -114,27 +108,39 @@ export class TraceService {
         ref,
         (subject) => {
           this.#checkLookback(subject);
-          tracer = tracerNamed(config.tracer)(subject, config);
-          return yielding(tracer.hooks);
+          return yielding(tracers.add(tracerFor(config.tracer)(subject, config, run)).hooks);
         },
         overrides,
-        { signal },
+        { signal: run.signal },
       );
-      return tracer!.result(outcome);
+      return tracers.only.result(outcome);
     });
   }
 
-  /** Runs one trace within the concurrency limit and its time limit: a trace past it fails whole. */
-  #run<T>(config: TraceConfig, request: TraceRequest, trace: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  /**
+   * Runs one trace within the concurrency limit and its time limit: a trace past it fails whole.
+   * The tracers it makes are disposed of when it ends.
+   */
+  #run<T>(
+    config: TraceConfig,
+    request: TraceRequest,
+    trace: (run: TraceRun, tracers: TracersMade) => Promise<T>,
+  ): Promise<T> {
+    if (isJsTracer(config.tracer) && !this.limits.jsTracers) {
+      throw new InvalidInputError('JavaScript tracers are disabled on this node (trace_allow_js_tracers = false)');
+    }
     const timeout = config.timeout ?? DEFAULT_TIMEOUT;
     const timeoutMs = Math.min(this.#timeoutMs(timeout), this.limits.timeoutMs);
     return this.#limiter.run('trace', request.clientId, () => {
       const timedOut = new AbortController();
-      const timer = setTimeout(
-        () => timedOut.abort(new InvalidInputError(`execution timeout: the trace took longer than ${timeout}`)),
-        timeoutMs,
-      );
-      return trace(AbortSignal.any([request.signal, timedOut.signal])).finally(() => clearTimeout(timer));
+      const timeoutError = new InvalidInputError(`execution timeout: the trace took longer than ${timeout}`);
+      const timer = setTimeout(() => timedOut.abort(timeoutError), timeoutMs);
+      const signal = AbortSignal.any([request.signal, timedOut.signal]);
+      const tracers = new TracersMade();
+      return trace({ signal, deadline: Date.now() + timeoutMs, timeoutError }, tracers).finally(() => {
+        clearTimeout(timer);
+        tracers.dispose();
+      });
     });
   }
 
@@ -153,6 +159,25 @@ export class TraceService {
     if (lookbackBlocks >= 0 && head - subject.block.height > lookbackBlocks) {
       throw new InvalidInputError(`block number ${subject.block.height} is beyond max lookback of ${lookbackBlocks}`);
     }
+  }
+}
+
+/** The tracers one trace made, in order. */
+class TracersMade {
+  readonly all: TransactionTracer[] = [];
+
+  add(tracer: TransactionTracer): TransactionTracer {
+    this.all.push(tracer);
+    return tracer;
+  }
+
+  /** The tracer of a single-transaction trace. */
+  get only(): TransactionTracer {
+    return this.all[0]!;
+  }
+
+  dispose(): void {
+    for (const tracer of this.all) tracer.dispose?.();
   }
 }
 

@@ -11,7 +11,7 @@ const HOOK_NAMES = ['step', 'enter', 'exit', 'log', 'selfDestruct', 'nativeTrans
  * under its name. `tracerNamed` is the registry the names are looked up in.
  */
 export function muxTracer(tracerNamed: (name: string) => TracerFactory): TracerFactory {
-  return (subject, config) => {
+  return (subject, config, run) => {
     // geth prints the results as a Go map: by name, sorted.
     const names = Object.keys(config.tracerConfig ?? {}).sort();
     const tracers = names.map((name): TransactionTracer => {
@@ -19,11 +19,15 @@ export function muxTracer(tracerNamed: (name: string) => TracerFactory): TracerF
       if (typeof tracerConfig !== 'object' || Array.isArray(tracerConfig)) {
         throw new InvalidInputError(`invalid config for tracer ${name}`);
       }
-      return tracerNamed(name)(subject, {
-        ...config,
-        tracer: name,
-        tracerConfig: tracerConfig as Readonly<Record<string, unknown>>,
-      });
+      return tracerNamed(name)(
+        subject,
+        {
+          ...config,
+          tracer: name,
+          tracerConfig: tracerConfig as Readonly<Record<string, unknown>>,
+        },
+        run,
+      );
     });
     return {
       hooks: allOf(tracers.map((tracer) => tracer.hooks)),

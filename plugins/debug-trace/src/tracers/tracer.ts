@@ -6,7 +6,19 @@ export interface TransactionTracer {
   readonly hooks: EvmTracer;
   /** The tracer's JSON result, once the transaction ran (and `hooks.finish` was called). */
   result(outcome: TraceOutcome): unknown;
+  /** Frees what the tracer holds outside the JS heap; called once the trace is over, whether it ran or failed. */
+  dispose?(): void;
+}
+
+/** The time limit of the trace a tracer runs in, for tracers that run code of their own. */
+export interface TraceRun {
+  /** Fires when the trace is to stop. */
+  readonly signal: AbortSignal;
+  /** When the trace's time is up (ms since the epoch): code that holds the thread must check it, as timers cannot fire. */
+  readonly deadline: number;
+  /** The error a trace past its deadline fails with. */
+  readonly timeoutError: Error;
 }
 
 /** Makes a tracer for the transaction `subject` describes, with the call's config. */
-export type TracerFactory = (subject: TraceSubject, config: TraceConfig) => TransactionTracer;
+export type TracerFactory = (subject: TraceSubject, config: TraceConfig, run: TraceRun) => TransactionTracer;

@@ -1,0 +1,291 @@
+import { expect } from 'chai';
+import { getCreateAddress, hexlify, Interface } from 'ethers';
+import { pointerAddressOf } from '@evmnode/core';
+import { startTestNode, type TestNode } from '@evmnode/core/testing';
+import { startAnvil, type AnvilPeer } from '../support/anvil-peer.js';
+import { devWallet, lower, sign, submit, waitForReceipt, type TxFields } from '../support/chain-kit.js';
+import { nativeSigner, registerPointer } from '../support/native-kit.js';
+import { rpc } from '../support/rpc-client.js';
+import { compileContract } from '../support/solidity.js';
+
+const token = compileContract('PrestateToken');
+const probe = compileContract('PrestateProbe');
+const tokenAbi = new Interface(token.abi);
+const probeAbi = new Interface(probe.abi);
+
+/** Counts each opcode the transaction runs, by name. */
+const OPCODE_COUNTER = `{
+  count: {},
+  step(log) { const name = log.op.toString(); this.count[name] = (this.count[name] || 0) + 1; },
+  fault() {},
+  result() { return this.count; }
+}`;
+
+/** Reads every `log`, `db` and `ctx` helper at the token's storage opcodes and at the end. */
+const HELPER_READER = `{
+  seen: [],
+  step(log, db) {
+    const name = log.op.toString();
+    if (name !== 'SLOAD' && name !== 'SSTORE') return;
+    const address = log.contract.getAddress();
+    this.seen.push({
+      op: name, code: log.op.toNumber(), push: log.op.isPush(), pc: log.getPC(), gas: log.getGas(),
+      depth: log.getDepth(), refund: log.getRefund(), slot: toHex(toWord('0x' + log.stack.peek(0).toString(16))),
+      stack: log.stack.length(), memory: log.memory.length(), bytes: toHex(log.memory.slice(0, 8)),
+      caller: toHex(log.contract.getCaller()), address: toHex(address),
+      value: log.contract.getValue().toString(), input: toHex(log.contract.getInput()),
+      stored: toHex(db.getState(address, toWord('0x' + log.stack.peek(0).toString(16)))),
+    });
+  },
+  fault() {},
+  result(ctx, db) {
+    return {
+      seen: this.seen, type: ctx.type, from: toHex(ctx.from), to: toHex(ctx.to), input: toHex(ctx.input),
+      gas: ctx.gas, value: ctx.value.toString(), output: toHex(ctx.output), gasUsed: ctx.gasUsed,
+      nonce: db.getNonce(ctx.from), code: db.getCode(ctx.to).length, exists: db.exists(ctx.to),
+      tokenBalance: db.getBalance(ctx.to).toString(),
+      contract: toHex(toContract(ctx.from, 7)), precompile: isPrecompiled(toAddress('0x01')),
+      notPrecompile: isPrecompiled(ctx.to), sliced: toHex(slice(ctx.input, 0, 4)),
+    };
+  }
+}`;
+
+/**
+ * What anvil gives otherwise than geth at the token's storage opcodes, read on evmnode alone:
+ * anvil's \`getCost\` is the static cost, its \`getUint\` bytes, its \`getError\` null, and its
+ * \`exists\` is true for an account that never existed.
+ */
+const STORAGE_COSTS = `{
+  seen: [],
+  step(log) {
+    const name = log.op.toString();
+    if (name === 'SLOAD' || name === 'SSTORE') {
+      this.seen.push([log.getCost(), log.memory.getUint(64).toString(16), log.getError() === undefined]);
+    }
+  },
+  fault() {},
+  result(ctx, db) { return { seen: this.seen, exists: db.exists(ctx.to), never: db.exists(toAddress('0x1234')) }; }
+}`;
+
+/** Records the frames below the transaction's as `enter` and `exit` see them. */
+const FRAME_RECORDER = `{
+  frames: [],
+  enter(frame) {
+    this.frames.push({ type: frame.getType(), from: toHex(frame.getFrom()), to: toHex(frame.getTo()),
+      input: toHex(frame.getInput()), gas: frame.getGas(), value: String(frame.getValue()) });
+  },
+  exit(res) {
+    this.frames.push({ gasUsed: res.getGasUsed(), output: toHex(res.getOutput()), error: String(res.getError()) });
+  },
+  step() {},
+  fault() {},
+  result() { return this.frames; }
+}`;
+
+/** Records the opcodes that fail and what ctx says of the end. */
+const FAULT_RECORDER = `{
+  faults: [],
+  step() {},
+  fault(log) { this.faults.push([log.op.toString(), log.getError(), log.getDepth(), log.getPC()]); },
+  result(ctx) { return { faults: this.faults, error: ctx.error, output: toHex(ctx.output), type: ctx.type }; }
+}`;
+
+/** Records the bank transfers a transaction makes, and the recipient's balance as the tracer sees it. */
+const TRANSFER_RECORDER = `{
+  ops: [],
+  syntheticOp(op, db) {
+    this.ops.push({ type: op.type, from: toHex(op.from), to: toHex(op.to), amount: op.amount.toString(),
+      denom: op.denom, senderExists: db.exists(op.from) });
+  },
+  step() {},
+  fault() {},
+  result() { return this.ops; }
+}`;
+
+/** The result of tracing `hash` with the JS tracer `tracer` on the node at `url`, which must succeed. */
+async function traced(url: string, hash: string, tracer: string | undefined): Promise<any> {
+  const answer = await rpc(url, 'debug_traceTransaction', [hash, tracer === undefined ? {} : { tracer }]);
+  expect(answer.error, JSON.stringify(answer.error)).to.equal(undefined);
+  return answer.result;
+}
+
+describe('debug_traceTransaction with JavaScript tracers', function () {
+  this.timeout(120_000);
+  let node: TestNode;
+  let anvil: AnvilPeer;
+  const sender = devWallet(6);
+  const from = lower(sender.address);
+  const tokenAt = lower(getCreateAddress({ from, nonce: 0 }));
+  const probeAt = lower(getCreateAddress({ from, nonce: 1 }));
+  const recipient = '0x1111111111111111111111111111111111111111';
+  const hashes: Record<string, string> = {};
+  let nonce = 0;
+
+  /** Signs a legacy transaction (the same gas price on both nodes) and has both nodes mine it. */
+  async function send(name: string, fields: Omit<TxFields, 'nonce'>): Promise<void> {
+    const raw = await sign(sender, { type: 0, gasLimit: 1_000_000n, ...fields, nonce: nonce++ });
+    const hash = await submit(node.url, raw);
+    expect((await rpc(anvil.url, 'eth_sendRawTransaction', [raw])).result).to.equal(hash);
+    expect((await waitForReceipt(node.url, hash)).status).to.equal('0x1');
+    expect((await rpc(anvil.url, 'eth_getTransactionReceipt', [hash])).result.status).to.equal('0x1');
+    hashes[name] = hash;
+  }
+
+  /** Both nodes' results of `tracer` on the transaction `name`. */
+  async function both(name: string, tracer: string): Promise<[any, any]> {
+    return [await traced(node.url, hashes[name]!, tracer), await traced(anvil.url, hashes[name]!, tracer)];
+  }
+
+  before(async () => {
+    [node, anvil] = await Promise.all([startTestNode(), startAnvil()]);
+    await send('deployToken', { data: token.bytecode + tokenAbi.encodeDeploy([1000n]).slice(2) });
+    await send('deployProbe', { data: probe.bytecode });
+    await send('fundProbe', { to: tokenAt, data: tokenAbi.encodeFunctionData('transfer', [probeAt, 100n]) });
+    await send('erc20', { to: tokenAt, data: tokenAbi.encodeFunctionData('transfer', [recipient, 10n]) });
+    await send('relay', { to: probeAt, data: probeAbi.encodeFunctionData('relay', [tokenAt, recipient, 5n]) });
+  });
+
+  after(async () => {
+    await Promise.all([node?.stop(), anvil?.stop()]);
+  });
+
+  it("counts an ERC20 transfer's opcodes as anvil does", async () => {
+    const [ours, theirs] = await both('erc20', OPCODE_COUNTER);
+    expect(ours).to.deep.equal(theirs);
+    expect(ours.SSTORE).to.equal(2);
+    expect(ours.SLOAD).to.equal(2);
+    expect(Object.values(ours).reduce((sum: number, count) => sum + (count as number), 0)).to.equal(215);
+    expect(ours).to.include({ SLOAD: 2, SSTORE: 2, KECCAK256: 2, CALLER: 1, RETURN: 1 });
+  });
+
+  it("counts an ERC20 transfer's opcodes as the struct logger lists them", async () => {
+    const { structLogs } = await traced(node.url, hashes.erc20!, undefined);
+    const listed: Record<string, number> = {};
+    for (const { op } of structLogs as { op: string }[]) listed[op] = (listed[op] ?? 0) + 1;
+    expect(await traced(node.url, hashes.erc20!, OPCODE_COUNTER)).to.deep.equal(listed);
+  });
+
+  it('gives the log, db and ctx helpers as anvil does', async () => {
+    const [ours, theirs] = await both('erc20', HELPER_READER);
+    expect(ours).to.deep.equal(theirs);
+    expect((ours.seen as { op: string }[]).map((seen) => seen.op)).to.deep.equal([
+      'SLOAD',
+      'SSTORE',
+      'SLOAD',
+      'SSTORE',
+    ]);
+    expect(ours.contract).to.equal(lower(getCreateAddress({ from, nonce: 7 })));
+  });
+
+  it('runs JS tracers of concurrent traces side by side in the one sandbox module', async () => {
+    const alone = [
+      await traced(node.url, hashes.erc20!, HELPER_READER),
+      await traced(node.url, hashes.relay!, HELPER_READER),
+      await traced(node.url, hashes.erc20!, OPCODE_COUNTER),
+    ];
+    const together = await Promise.all([
+      traced(node.url, hashes.erc20!, HELPER_READER),
+      traced(node.url, hashes.relay!, HELPER_READER),
+      traced(node.url, hashes.erc20!, OPCODE_COUNTER),
+    ]);
+    expect(together).to.deep.equal(alone);
+  });
+
+  it("gives geth's costs, memory words and errors at the token's storage opcodes", async () => {
+    // EIP-2929: a cold SLOAD, a warm SSTORE of a set slot, another cold SLOAD, a warm SSTORE setting a zero slot.
+    expect(await traced(node.url, hashes.erc20!, STORAGE_COSTS)).to.deep.equal({
+      seen: [
+        [2100, '80', true],
+        [2900, '80', true],
+        [2100, '80', true],
+        [20000, '80', true],
+      ],
+      exists: true,
+      never: false,
+    });
+  });
+
+  it('calls enter and exit for the frames below the transaction as anvil does', async () => {
+    const [ours, theirs] = await both('relay', FRAME_RECORDER);
+    expect(ours).to.deep.equal(theirs);
+    expect(ours).to.have.length(2);
+    expect(ours[0]).to.include({ type: 'CALL', from: probeAt, to: tokenAt, value: '0' });
+    expect(ours[1]).to.include({ error: 'undefined' });
+  });
+
+  it('calls fault at the REVERT of an ERC20 transfer beyond the balance', async () => {
+    // anvil calls fault here too, but words the error as revm does ('Revert'), not geth: exact values instead.
+    const call = {
+      from: '0x3333333333333333333333333333333333333333',
+      to: tokenAt,
+      data: tokenAbi.encodeFunctionData('transfer', [from, 1n]),
+    };
+    const answer = await rpc(node.url, 'debug_traceCall', [call, 'latest', { tracer: FAULT_RECORDER }]);
+    expect(answer.error, JSON.stringify(answer.error)).to.equal(undefined);
+    expect(answer.result).to.deep.equal({
+      faults: [['REVERT', 'execution reverted', 1, 351]],
+      error: 'execution reverted',
+      // Solidity's Panic(0x11): arithmetic underflow.
+      output: `0x4e487b71${'11'.padStart(64, '0')}`,
+      type: 'CALL',
+    });
+  });
+
+  it("calls syntheticOp for the bank transfer of an ERC20 pointer's transfer", async () => {
+    const registered = await registerPointer(node.node.native, await nativeSigner(devWallet(9).privateKey), 'utest');
+    expect(registered.code, registered.log).to.equal(0);
+    const payer = devWallet(0);
+    const to = '0x2222222222222222222222222222222222222222';
+    const raw = await sign(payer, {
+      nonce: 0,
+      to: hexlify(pointerAddressOf('utest')),
+      data: new Interface(['function transfer(address to, uint256 value) returns (bool)']).encodeFunctionData(
+        'transfer',
+        [to, 5n],
+      ),
+      gasLimit: 200_000n,
+    });
+    const hash = await submit(node.url, raw);
+    expect((await waitForReceipt(node.url, hash)).status).to.equal('0x1');
+    expect(await traced(node.url, hash, TRANSFER_RECORDER)).to.deep.equal([
+      { type: 'transfer', from: lower(payer.address), to, amount: '5', denom: 'utest', senderExists: true },
+    ]);
+  });
+
+  it('stops an endless loop at the timeout, and the node keeps serving', async () => {
+    const answer = await rpc(node.url, 'debug_traceTransaction', [
+      hashes.erc20,
+      { tracer: '{ step() { while (true) {} }, fault() {}, result() {} }', timeout: '500ms' },
+    ]);
+    expect(answer.error).to.deep.equal({
+      code: -32000,
+      message: 'execution timeout: the trace took longer than 500ms',
+    });
+    expect(await traced(node.url, hashes.erc20!, OPCODE_COUNTER)).to.have.property('SSTORE', 2);
+  });
+
+  it('stops a 1 GB allocation at the memory limit, and the node keeps serving', async () => {
+    const answer = await rpc(node.url, 'debug_traceTransaction', [
+      hashes.erc20,
+      { tracer: '{ step() { this.big = new Uint8Array(1024 * 1024 * 1024); }, fault() {}, result() {} }' },
+    ]);
+    expect(answer.error).to.deep.equal({
+      code: -32000,
+      message: "InternalError: out of memory    in server-side tracer function 'step'",
+    });
+    expect(await traced(node.url, hashes.erc20!, OPCODE_COUNTER)).to.have.property('SSTORE', 2);
+  });
+
+  it('refuses JavaScript tracers on a node with trace_allow_js_tracers = false', async () => {
+    const closed = await startTestNode({ config: { evm: { trace_allow_js_tracers: false } } });
+    try {
+      const answer = await rpc(closed.url, 'debug_traceTransaction', [hashes.erc20, { tracer: OPCODE_COUNTER }]);
+      expect(answer.error).to.deep.equal({
+        code: -32000,
+        message: 'JavaScript tracers are disabled on this node (trace_allow_js_tracers = false)',
+      });
+    } finally {
+      await closed.stop();
+    }
+  });
+});
