@@ -4,10 +4,13 @@ import {
   InvalidInputError,
   type BlockRef,
   type CallRequest,
+  type PluginContext,
   type ChainReader,
+  type RawJson,
   type Replayer,
 } from '@evmnode/core';
 import parseDuration from 'ms';
+import { bakedTracerOf, type CachedTraces } from './trace-cache/cached-traces.js';
 import type { TraceConfig, TraceCallConfig } from './trace-config.js';
 import { tracerNamed } from './tracers/index.js';
 import type { TransactionTracer } from './tracers/tracer.js';
@@ -53,6 +56,8 @@ export class TraceService {
     private readonly replayer: Replayer,
     private readonly chain: ChainReader,
     private readonly limits: TraceLimits,
+    private readonly cache: CachedTraces,
+    private readonly logger: PluginContext['logger'],
   ) {
     this.#limiter = new FailFastLimiter(
       limits.concurrency,
@@ -61,8 +66,10 @@ export class TraceService {
     );
   }
 
-  /** The trace of committed transaction `hash`. */
-  traceTransaction(hash: `0x${string}`, config: TraceConfig, request: TraceRequest): Promise<unknown> {
+  /** The trace of committed transaction `hash`: from the trace cache (as {@link RawJson}) when it holds it. */
+  async traceTransaction(hash: `0x${string}`, config: TraceConfig, request: TraceRequest): Promise<unknown> {
+    const cached = await this.#cachedTransaction(hash, config);
+    if (cached !== undefined) return cached;
     return this.#run(config, request, async (signal) => {
       let tracer: TransactionTracer | undefined;
       const outcome = await this.replayer.replayTransaction(
@@ -78,8 +85,13 @@ export class TraceService {
     });
   }
 
-  /** The traces of every EVM transaction of the block `ref` names, in block order. */
-  traceBlock(ref: BlockRef, config: TraceConfig, request: TraceRequest): Promise<BlockTraceEntry[]> {
+  /**
+   * The traces of every EVM transaction of the block `ref` names, in block order: from the trace
+   * cache, as the whole answer's JSON ({@link RawJson}), when it holds them.
+   */
+  async traceBlock(ref: BlockRef, config: TraceConfig, request: TraceRequest): Promise<BlockTraceEntry[] | RawJson> {
+    const cached = await this.#cachedBlock(ref, config);
+    if (cached !== undefined) return cached;
     return this.#run(config, request, async (signal) => {
       const height = await this.chain.resolveHeight(ref);
       this.#checkLookback({ block: { height } });
@@ -122,6 +134,28 @@ export class TraceService {
       );
       return tracer!.result(outcome);
     });
+  }
+
+  async #cachedTransaction(hash: `0x${string}`, config: TraceConfig): Promise<RawJson | undefined> {
+    const tracer = bakedTracerOf(config);
+    if (tracer === undefined) return undefined;
+    const location = await this.chain.locationOf(hash);
+    if (location === undefined) return undefined;
+    this.#checkLookback({ block: { height: location.height } });
+    const cached = await this.cache.transaction(tracer, location.height, location.index);
+    if (cached !== undefined) this.logger.debug({ tracer, hash }, 'trace served from the trace cache');
+    return cached;
+  }
+
+  async #cachedBlock(ref: BlockRef, config: TraceConfig): Promise<RawJson | undefined> {
+    const tracer = bakedTracerOf(config);
+    if (tracer === undefined) return undefined;
+    const height = await this.chain.resolveHeight(ref);
+    this.#checkLookback({ block: { height } });
+    const block = await this.chain.blockAt(height);
+    const cached = await this.cache.block(tracer, height, block?.transactions ?? []);
+    if (cached !== undefined) this.logger.debug({ tracer, height }, 'block trace served from the trace cache');
+    return cached;
   }
 
   /** Runs one trace within the concurrency limit and its time limit: a trace past it fails whole. */
