@@ -61,17 +61,19 @@ export class TraceBaker {
 
   async #bakeToHead(): Promise<void> {
     this.#behind = false;
-    const baked = await this.store.bakedHeight();
-    const head = this.chain.head().height;
-    const oldest = Math.max(
-      1,
-      this.chain.earliestStateHeight() + 1,
-      this.lookbackBlocks < 0 ? 0 : head - this.lookbackBlocks,
-    );
-    for (let height = Math.max(oldest, (baked ?? 0) + 1); height <= this.chain.head().height; height++) {
+    let height = ((await this.store.bakedHeight()) ?? 0) + 1;
+    for (; height <= this.chain.head().height; height++) {
       if (this.#stopped.signal.aborted) return;
+      height = Math.max(height, this.#oldestTraceable());
       await this.store.save(height, await this.#bakeOrSkip(height));
     }
+  }
+
+  /** The oldest block traces may reach now: within the lookback, on a state the node still keeps. */
+  #oldestTraceable(): number {
+    const head = this.chain.head().height;
+    const lookback = this.lookbackBlocks < 0 ? 1 : head - this.lookbackBlocks;
+    return Math.max(1, this.chain.earliestStateHeight() + 1, lookback);
   }
 
   /** A block that cannot be baked is left to live traces, rather than holding up every later one. */

@@ -52,7 +52,11 @@ export class TraceStore {
     return height === undefined ? undefined : Number(height);
   }
 
-  /** Stores block `height`'s results (none for a block without EVM transactions) and marks it baked. */
+  /**
+   * Stores block `height`'s results (none for a block without EVM transactions) and marks it baked.
+   * Written after the block's own batch: a database that lost the block (a cut write-ahead log)
+   * lost these too.
+   */
   async save(height: number, transactions: readonly BakedTransaction[]): Promise<void> {
     const batch = this.database.batch();
     for (const { index, results } of transactions) {
