@@ -4,8 +4,8 @@ import {
   InvalidInputError,
   type BlockRef,
   type CallRequest,
-  type PluginContext,
   type ChainReader,
+  type PluginContext,
   type RawJson,
   type Replayer,
 } from '@evmnode/core';
