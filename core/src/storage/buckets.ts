@@ -37,6 +37,8 @@ export const Bucket = {
   LogByAddressTopic: 0x0f,
   /** height || ext-view log index (4 bytes) -> stored synthetic log (`synthetic: true`), for `ext_` log queries. */
   SyntheticLog: 0x10,
+  /** plugin id (utf-8) || 0x00 || the plugin's own key -> the plugin's value: data plugins keep for themselves. */
+  Plugin: 0x11,
 } as const;
 
 export type Bucket = (typeof Bucket)[keyof typeof Bucket];

@@ -5,6 +5,12 @@ export const deps = {
   replayer: CoreTokens.Replayer,
   chain: CoreTokens.ChainReader,
   config: CoreTokens.Config,
+  database: CoreTokens.Database,
 };
 
 export type Deps = typeof deps;
+
+/** The validated `[plugins.debug-trace]` section, as the config fragment in index.ts declares it. */
+export interface DebugTraceConfig {
+  readonly trace_bake_enabled: boolean;
+}

@@ -5,9 +5,12 @@ import {
   type BlockRef,
   type CallRequest,
   type ChainReader,
+  type PluginContext,
+  type RawJson,
   type Replayer,
 } from '@evmnode/core';
 import parseDuration from 'ms';
+import { bakedTracerOf, type CachedTraces } from './trace-cache/cached-traces.js';
 import type { TraceConfig, TraceCallConfig } from './trace-config.js';
 import { isJsTracer, tracerFor } from './tracers/index.js';
 import type { TraceRun, TransactionTracer } from './tracers/tracer.js';
@@ -55,6 +58,8 @@ export class TraceService {
     private readonly replayer: Replayer,
     private readonly chain: ChainReader,
     private readonly limits: TraceLimits,
+    private readonly cache: CachedTraces,
+    private readonly logger: PluginContext['logger'],
   ) {
     this.#limiter = new FailFastLimiter(
       limits.concurrency,
@@ -63,8 +68,10 @@ export class TraceService {
     );
   }
 
-  /** The trace of committed transaction `hash`. */
-  traceTransaction(hash: `0x${string}`, config: TraceConfig, request: TraceRequest): Promise<unknown> {
+  /** The trace of committed transaction `hash`: from the trace cache (as {@link RawJson}) when it holds it. */
+  async traceTransaction(hash: `0x${string}`, config: TraceConfig, request: TraceRequest): Promise<unknown> {
+    const cached = await this.#cachedTransaction(hash, config);
+    if (cached !== undefined) return cached;
     return this.#run(config, request, async (run, tracers) => {
       const outcome = await this.replayer.replayTransaction(
         hash,
@@ -78,8 +85,13 @@ export class TraceService {
     });
   }
 
-  /** The traces of every EVM transaction of the block `ref` names, in block order. */
-  traceBlock(ref: BlockRef, config: TraceConfig, request: TraceRequest): Promise<BlockTraceEntry[]> {
+  /**
+   * The traces of every EVM transaction of the block `ref` names, in block order: from the trace
+   * cache, as the whole answer's JSON ({@link RawJson}), when it holds them.
+   */
+  async traceBlock(ref: BlockRef, config: TraceConfig, request: TraceRequest): Promise<BlockTraceEntry[] | RawJson> {
+    const cached = await this.#cachedBlock(ref, config);
+    if (cached !== undefined) return cached;
     return this.#run(config, request, async (run, tracers) => {
       const height = await this.chain.resolveHeight(ref);
       this.#checkLookback({ block: { height } });
@@ -115,6 +127,28 @@ export class TraceService {
       );
       return tracers.only.result(outcome);
     });
+  }
+
+  async #cachedTransaction(hash: `0x${string}`, config: TraceConfig): Promise<RawJson | undefined> {
+    const tracer = bakedTracerOf(config);
+    if (tracer === undefined) return undefined;
+    const location = await this.chain.locationOf(hash);
+    if (location === undefined) return undefined;
+    this.#checkLookback({ block: { height: location.height } });
+    const cached = await this.cache.transaction(tracer, location.height, location.index);
+    if (cached !== undefined) this.logger.debug({ tracer, hash }, 'trace served from the trace cache');
+    return cached;
+  }
+
+  async #cachedBlock(ref: BlockRef, config: TraceConfig): Promise<RawJson | undefined> {
+    const tracer = bakedTracerOf(config);
+    if (tracer === undefined) return undefined;
+    const height = await this.chain.resolveHeight(ref);
+    this.#checkLookback({ block: { height } });
+    const block = await this.chain.blockAt(height);
+    const cached = await this.cache.block(tracer, height, block?.transactions ?? []);
+    if (cached !== undefined) this.logger.debug({ tracer, height }, 'block trace served from the trace cache');
+    return cached;
   }
 
   /**

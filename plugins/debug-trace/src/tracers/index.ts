@@ -32,7 +32,7 @@ const TRACER_NAME = /^[A-Za-z_$][\w$]*$/;
 
 /** As geth: a `tracer` that names no native tracer is JavaScript code (unless it is a bare name). */
 export function isJsTracer(name: string | undefined): name is string {
-  return name !== undefined && !TRACER_NAME.test(name);
+  return name !== undefined && !NATIVE_TRACERS.has(name) && !TRACER_NAME.test(name);
 }
 
 /** The tracer a config's `tracer` names, or the JavaScript tracer it holds. */

@@ -3,7 +3,7 @@ import type { TracerFactory, TransactionTracer } from './tracer.js';
 
 type Hook = (...args: never[]) => void | Promise<void>;
 
-const HOOK_NAMES = ['step', 'enter', 'exit', 'log', 'selfDestruct', 'nativeTransfer', 'finish'] as const;
+const HOOK_NAMES = ['start', 'step', 'enter', 'exit', 'log', 'selfDestruct', 'nativeTransfer', 'finish'] as const;
 
 /**
  * geth's `muxTracer`: its config names tracers with their own configs (`{ "callTracer": {...},

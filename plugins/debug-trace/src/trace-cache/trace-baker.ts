@@ -1,0 +1,119 @@
+import type { ChainReader, PluginContext, Replayer } from '@evmnode/core';
+import { tracerNamed } from '../tracers/index.js';
+import type { TransactionTracer } from '../tracers/tracer.js';
+import { yielding } from '../tracers/yielding.js';
+import { BAKED_TRACERS, type BakedTracer, type BakedTransaction, type TraceStore } from './trace-store.js';
+
+/** The baked tracers, each with an empty config, over one execution. */
+const BAKING_CONFIG = {
+  tracer: 'muxTracer',
+  tracerConfig: Object.fromEntries(Object.keys(BAKED_TRACERS).map((tracer) => [tracer, {}])),
+};
+
+/**
+ * Bakes committed blocks' traces into the {@link TraceStore} in the background (decisions.md D7):
+ * one block at a time, oldest first, from the last baked one (or the oldest block traces may
+ * reach) to the head, then each block as it commits. One replay per block runs the baked tracers
+ * together; blocks without EVM transactions are only marked.
+ */
+export class TraceBaker {
+  readonly #stopped = new AbortController();
+  #unsubscribe: (() => void) | undefined;
+  #running: Promise<void> | undefined;
+  /** Set when a block commits while a bake runs: the loop looks at the head again. */
+  #behind = false;
+
+  constructor(
+    private readonly replayer: Replayer,
+    private readonly chain: ChainReader,
+    private readonly store: TraceStore,
+    private readonly logger: PluginContext['logger'],
+    /** `max_trace_lookback_blocks`: no older block is baked; -1 for no limit. */
+    private readonly lookbackBlocks: number,
+  ) {}
+
+  start(): void {
+    this.#unsubscribe = this.chain.onBlock(() => this.#wake());
+    this.#wake();
+  }
+
+  /** Stops baking: the block being baked is abandoned, to be baked again after a restart. */
+  async stop(): Promise<void> {
+    this.#unsubscribe?.();
+    this.#stopped.abort();
+    await this.#running;
+  }
+
+  #wake(): void {
+    if (this.#running !== undefined) {
+      this.#behind = true;
+      return;
+    }
+    this.#running = this.#bakeToHead()
+      .catch((error: unknown) => {
+        if (!this.#stopped.signal.aborted) this.logger.error({ err: error }, 'trace baking stopped');
+      })
+      .finally(() => {
+        this.#running = undefined;
+        if (this.#behind && !this.#stopped.signal.aborted) this.#wake();
+      });
+  }
+
+  async #bakeToHead(): Promise<void> {
+    this.#behind = false;
+    let height = ((await this.store.bakedHeight()) ?? 0) + 1;
+    for (; height <= this.chain.head().height; height++) {
+      if (this.#stopped.signal.aborted) return;
+      height = Math.max(height, this.#oldestTraceable());
+      await this.store.save(height, await this.#bakeOrSkip(height));
+    }
+  }
+
+  /** The oldest block traces may reach now: within the lookback, on a state the node still keeps. */
+  #oldestTraceable(): number {
+    const head = this.chain.head().height;
+    const lookback = this.lookbackBlocks < 0 ? 1 : head - this.lookbackBlocks;
+    return Math.max(1, this.chain.earliestStateHeight() + 1, lookback);
+  }
+
+  /** A block that cannot be baked is left to live traces, rather than holding up every later one. */
+  async #bakeOrSkip(height: number): Promise<BakedTransaction[]> {
+    try {
+      return await this.#bake(height);
+    } catch (error) {
+      if (this.#stopped.signal.aborted) throw error;
+      this.logger.warn({ err: error, height }, 'could not bake block traces; they will be traced live');
+      return [];
+    }
+  }
+
+  /** The baked results of block `height`'s EVM transactions; none, without a replay, for a block without any. */
+  async #bake(height: number): Promise<BakedTransaction[]> {
+    const block = await this.chain.blockAt(height);
+    if (block === undefined || block.transactions.length === 0) return [];
+    const tracers: TransactionTracer[] = [];
+    // Baking has no deadline of its own: it stops only with the node.
+    const run = {
+      signal: this.#stopped.signal,
+      deadline: Number.POSITIVE_INFINITY,
+      timeoutError: new Error('stopped'),
+    };
+    const outcomes = await this.replayer.replayBlock(
+      height,
+      (subject) => {
+        const tracer = tracerNamed(BAKING_CONFIG.tracer)(subject, BAKING_CONFIG, run);
+        tracers.push(tracer);
+        return yielding(tracer.hooks);
+      },
+      { signal: this.#stopped.signal },
+    );
+    this.logger.debug({ height, transactions: outcomes.length }, 'baked block traces');
+    return outcomes.map((outcome, index) => {
+      const byTracer = tracers[index]!.result(outcome) as Record<BakedTracer, unknown>;
+      const results = Object.fromEntries(
+        Object.entries(byTracer).map(([tracer, result]) => [tracer, JSON.stringify(result)]),
+      ) as Record<BakedTracer, string>;
+      return { index: outcome.index, results };
+    });
+  }
+}
