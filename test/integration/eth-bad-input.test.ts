@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import debugTrace from '@evmnode/plugin-debug-trace';
 import ethQuery from '@evmnode/plugin-eth-query';
+import { Database } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { CHAIN_ID } from '../support/chain-kit.js';
 import { methodsRegisteredBy, unusedDuringSetup } from '../support/plugin-methods.js';
@@ -346,6 +347,7 @@ describe('malformed parameters: -32602 with geth wording, for every eth-query an
         replayer: unusedDuringSetup('replayer'),
         chain: unusedDuringSetup('chain'),
         config: node.node.config.core,
+        database: await Database.inMemory(),
       })),
     ];
     const names = [...registered.map(({ name }) => name), 'eth_sendRawTransaction'];
