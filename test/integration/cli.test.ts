@@ -51,7 +51,7 @@ describe('evmnode CLI', () => {
       'plugins',
     ]);
     expect(toml.plugins).to.have.keys(['hosted-keys', 'debug-trace']);
-    expect(toml.plugins['debug-trace']).to.deep.equal({ trace_bake_enabled: true });
+    expect(toml.plugins?.['debug-trace']).to.deep.equal({ trace_bake_enabled: true });
     expect(toml.node).to.include({ network: 'testnet', chain_id: 1328 });
     expect(toml.evm).to.include({ write_timeout: '30s', max_blocks_for_log: 2000 });
 
