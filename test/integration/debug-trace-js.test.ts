@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { getCreateAddress, hexlify, Interface } from 'ethers';
 import { pointerAddressOf } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
-import { startAnvil, type AnvilPeer } from '../support/anvil-peer.js';
+import { mineOnBoth, startAnvil, type AnvilPeer } from '../support/anvil-peer.js';
 import { devWallet, lower, sign, submit, waitForReceipt, type TxFields } from '../support/chain-kit.js';
 import { nativeSigner, registerPointer } from '../support/native-kit.js';
 import { rpc } from '../support/rpc-client.js';
@@ -124,11 +124,7 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
   /** Signs a legacy transaction (the same gas price on both nodes) and has both nodes mine it. */
   async function send(name: string, fields: Omit<TxFields, 'nonce'>): Promise<void> {
     const raw = await sign(sender, { type: 0, gasLimit: 1_000_000n, ...fields, nonce: nonce++ });
-    const hash = await submit(node.url, raw);
-    expect((await rpc(anvil.url, 'eth_sendRawTransaction', [raw])).result).to.equal(hash);
-    expect((await waitForReceipt(node.url, hash)).status).to.equal('0x1');
-    expect((await rpc(anvil.url, 'eth_getTransactionReceipt', [hash])).result.status).to.equal('0x1');
-    hashes[name] = hash;
+    hashes[name] = await mineOnBoth(node.url, anvil, raw);
   }
 
   /** Both nodes' results of `tracer` on the transaction `name`. */

@@ -1,18 +1,8 @@
 import { expect } from 'chai';
 import { getCreateAddress, Interface, keccak256 } from 'ethers';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
-import { startAnvil, type AnvilPeer } from '../support/anvil-peer.js';
-import {
-  devWallet,
-  ETHER,
-  FEE_COLLECTOR,
-  lower,
-  quantity,
-  sign,
-  submit,
-  waitForReceipt,
-  type TxFields,
-} from '../support/chain-kit.js';
+import { mineOnBoth, startAnvil, type AnvilPeer } from '../support/anvil-peer.js';
+import { devWallet, ETHER, FEE_COLLECTOR, lower, quantity, sign, type TxFields } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
 import { compileContract } from '../support/solidity.js';
 
@@ -80,11 +70,7 @@ describe('debug_traceTransaction with prestateTracer', function () {
   /** Signs a legacy transaction (the same gas price on both nodes) and has both nodes mine it. */
   async function send(name: string, fields: Omit<TxFields, 'nonce'>): Promise<void> {
     const raw = await sign(sender, { type: 0, gasLimit: 1_000_000n, ...fields, nonce: nonce++ });
-    const hash = await submit(node.url, raw);
-    expect((await rpc(anvil.url, 'eth_sendRawTransaction', [raw])).result).to.equal(hash);
-    expect((await waitForReceipt(node.url, hash)).status).to.equal('0x1');
-    expect((await rpc(anvil.url, 'eth_getTransactionReceipt', [hash])).result.status).to.equal('0x1');
-    hashes[name] = hash;
+    hashes[name] = await mineOnBoth(node.url, anvil, raw);
   }
 
   /** The COINBASE anvil mined `hash` with. */

@@ -2,7 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { CHAIN_ID, DEV_MNEMONIC } from './chain-kit.js';
+import { expect } from 'chai';
+import { CHAIN_ID, DEV_MNEMONIC, submit, waitForReceipt } from './chain-kit.js';
+import { rpc } from './rpc-client.js';
 
 /** An anvil node run as a peer to compare traces with. */
 export interface AnvilPeer {
@@ -61,4 +63,13 @@ export async function startAnvil(): Promise<AnvilPeer> {
       await exited;
     },
   };
+}
+
+/** Has evmnode (at `nodeUrl`) and anvil mine the same signed transaction; its hash, once both report success. */
+export async function mineOnBoth(nodeUrl: string, anvil: AnvilPeer, raw: string): Promise<string> {
+  const hash = await submit(nodeUrl, raw);
+  expect((await rpc(anvil.url, 'eth_sendRawTransaction', [raw])).result).to.equal(hash);
+  expect((await waitForReceipt(nodeUrl, hash)).status).to.equal('0x1');
+  expect((await rpc(anvil.url, 'eth_getTransactionReceipt', [hash])).result.status).to.equal('0x1');
+  return hash;
 }
