@@ -96,6 +96,25 @@ describe('debug-trace: methods, errors and limits', () => {
     expect(error).to.deep.equal({ code: -32000, message: 'execution timeout: the trace took longer than 1ms' });
   });
 
+  it('refuses struct logs past their size budget, and serves the same trace narrowed', async () => {
+    // Init code that grows memory to 32 KiB, then loops 1,024 times: with enableMemory, every
+    // step would carry 1,024 memory words (about 400 MB of struct logs in all).
+    const loop = '0x600161' + '7fe052' + '610400' + '5b' + '600190' + '03' + '80' + '6009' + '57' + '00';
+    const raw = await sign(devWallet(6), { nonce: 0, data: loop, gasLimit: 200_000n });
+    const hash = (await rpc(node.url, 'eth_sendRawTransaction', [raw])).result;
+    expect((await waitForReceipt(node.url, hash)).status).to.equal('0x1');
+
+    expect((await rpc(node.url, 'debug_traceTransaction', [hash, { enableMemory: true }])).error).to.deep.equal({
+      code: -32000,
+      message:
+        'trace too large: its struct logs pass 32 MiB; narrow them with limit, disableStack, disableStorage, or without enableMemory',
+    });
+    const narrowed = (await rpc(node.url, 'debug_traceTransaction', [hash, {}])).result;
+    expect(narrowed.failed).to.equal(false);
+    // Four set-up steps, seven a turn of the loop, and the STOP.
+    expect(narrowed.structLogs).to.have.length(4 + 1024 * 7 + 1);
+  });
+
   it('refuses blocks beyond max_trace_lookback_blocks', async () => {
     const head = Number((await rpc(node.url, 'eth_blockNumber')).result);
     while (Number((await rpc(node.url, 'eth_blockNumber')).result) <= Number(block.height) + 20) {

@@ -1,4 +1,4 @@
-import type { EvmTracer, FrameType } from '@evmnode/core';
+import { InvalidInputError, type EvmTracer, type FrameType } from '@evmnode/core';
 import { gethStackError, stackInputsOf } from './stack-errors.js';
 import type { TracerFactory } from './tracer.js';
 
@@ -77,6 +77,21 @@ function sortedSlots(storage: Map<string, string>): Record<string, string> {
 }
 
 /**
+ * The most the struct logs of one trace may weigh as JSON (an estimate): a client asking for the
+ * memory at every step of a long loop could otherwise make the node hold gigabytes.
+ */
+const MAX_STRUCT_LOG_BYTES = 32 * 1024 * 1024;
+
+/** About what one step weighs in JSON: its fixed fields, each stack and memory word, each slot. */
+function jsonBytesOf(log: StructLog): number {
+  let bytes = 80;
+  for (const word of log.stack ?? []) bytes += word.length + 3;
+  bytes += (log.memory?.length ?? 0) * 69;
+  if (log.storage !== undefined) bytes += Object.keys(log.storage).length * 136;
+  return bytes + (log.returnData?.length ?? 0);
+}
+
+/**
  * geth's struct logger, the tracer used when none is named: every opcode with its gas, stack and,
  * as the config asks, memory, return data and the storage its account touched so far.
  */
@@ -87,6 +102,7 @@ export const structLogger: TracerFactory = (_subject, config) => {
   const withMemory = config.enableMemory === true;
   const withReturnData = config.enableReturnData === true;
   const logs: StructLog[] = [];
+  let logBytes = 0;
   const frames: Frame[] = [];
   /** The slots each account read or wrote so far (slot -> value), across its frames. */
   const storageOf = new Map<string, Map<string, string>>();
@@ -133,7 +149,9 @@ export const structLogger: TracerFactory = (_subject, config) => {
     frame.lastStep = logs.length;
     frame.lastOpcode = step.opcode.code;
     frame.lastStackLength = stack.length;
-    logs.push(log);
+    logBytes += jsonBytesOf(log);
+    // Past the budget nothing more is kept; the result then refuses to answer.
+    if (logBytes <= MAX_STRUCT_LOG_BYTES) logs.push(log);
   };
 
   const hooks: EvmTracer = {
@@ -165,7 +183,7 @@ export const structLogger: TracerFactory = (_subject, config) => {
       }
     },
     step(step) {
-      if (limit !== 0 && logs.length >= limit) return;
+      if ((limit !== 0 && logs.length >= limit) || logBytes > MAX_STRUCT_LOG_BYTES) return;
       const frame = frames.at(-1)!;
       const { stack } = step;
       if (withStorage && step.opcode.code === SLOAD && stack.length >= 1) {
@@ -181,6 +199,12 @@ export const structLogger: TracerFactory = (_subject, config) => {
   return {
     hooks,
     result(outcome) {
+      if (logBytes > MAX_STRUCT_LOG_BYTES) {
+        throw new InvalidInputError(
+          `trace too large: its struct logs pass ${MAX_STRUCT_LOG_BYTES / 1024 / 1024} MiB; ` +
+            'narrow them with limit, disableStack, disableStorage, or without enableMemory',
+        );
+      }
       const failed = outcome.error !== undefined;
       // The output on success, the revert data on a revert, nothing on another failure.
       const returnValue = failed && outcome.error !== 'execution reverted' ? '0x' : hexOf(outcome.returnValue);
