@@ -1,6 +1,6 @@
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import type { StateManagerInterface } from '@ethereumjs/common';
-import type { PrefixedHexString } from '@ethereumjs/util';
+import type { EOACode7702AuthorizationListBytes, PrefixedHexString } from '@ethereumjs/util';
 import type { NativeTransfer } from '../chain/native/native-types.js';
 import type { BlockRecord } from '../chain/records.js';
 import type { BlockOverrides, CallRequest, StateOverrides } from '../rpc/call-codecs.js';
@@ -85,6 +85,8 @@ export interface TraceSubject {
   /** The price per gas it pays (base fee plus effective tip). */
   readonly gasPrice: bigint;
   readonly input: Uint8Array;
+  /** A set-code transaction's authorizations (EIP-7702) as signed; absent for other transactions and calls. */
+  readonly authorizationList?: EOACode7702AuthorizationListBytes;
   /**
    * The state right before it runs, sender not yet charged: read it here for prestate values, in
    * the hooks for the state as it runs, and in {@link EvmTracer.finish} for the state it left.

@@ -1,5 +1,5 @@
 import type { BlockOptions } from '@ethereumjs/block';
-import { createTxFromRLP, type TxOptions } from '@ethereumjs/tx';
+import { createTxFromRLP, isEOACode7702Tx, type TxOptions } from '@ethereumjs/tx';
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type {
   EvmTracer,
@@ -149,6 +149,7 @@ export class BlockReplayer implements Replayer {
               gasLimit: tx.gasLimit,
               gasPrice: baseFee + effectiveTip(tx, baseFee),
               input: tx.data,
+              ...(isEOACode7702Tx(tx) ? { authorizationList: tx.authorizationList } : {}),
               state,
             })
           : undefined;

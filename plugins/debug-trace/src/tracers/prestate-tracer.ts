@@ -7,6 +7,7 @@ import {
   createAddressFromString,
   createContractAddress,
   createContractAddress2,
+  eoaCode7702RecoverAuthority,
   equalsBytes,
   setLengthLeft,
 } from '@ethereumjs/util';
@@ -81,16 +82,30 @@ class PrestateRecorder {
     private readonly options: PrestateOptions,
   ) {}
 
-  /** geth's `OnTxStart`: sender, recipient (or created address) and coinbase, before the gas purchase. */
+  /**
+   * geth's `OnTxStart`: sender, recipient (or created address, or the account it delegates to) and
+   * coinbase, then EIP-7702 authorities and their targets, all before the gas purchase and the
+   * authorizations apply.
+   */
   async startTransaction(subject: TraceSubject): Promise<void> {
     const from = createAddressFromString(subject.from);
     await this.#lookupAccount(from);
-    const to =
-      subject.to === undefined
-        ? createContractAddress(from, this.#pre.get(from.toString())!.nonce)
-        : createAddressFromString(subject.to);
-    await this.#lookupAccount(to);
+    if (subject.to === undefined) {
+      await this.#lookupAccount(createContractAddress(from, this.#pre.get(from.toString())!.nonce));
+    } else {
+      await this.#lookupCallTarget(createAddressFromString(subject.to));
+    }
     await this.#lookupAccount(createAddressFromString(subject.coinbase));
+    for (const authorization of subject.authorizationList ?? []) {
+      let authority: Address;
+      try {
+        authority = eoaCode7702RecoverAuthority(authorization);
+      } catch {
+        continue; // An invalid signature authorizes nothing: geth skips it.
+      }
+      await this.#lookupAccount(authority);
+      await this.#lookupAccount(new Address(authorization[1]));
+    }
   }
 
   /** geth's `OnOpcode`: the accounts and slots an opcode is about to touch, from its stack operands. */
