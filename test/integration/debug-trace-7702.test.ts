@@ -41,11 +41,13 @@ describe('debug_traceTransaction of EIP-7702 delegated calls', function () {
   const sender = devWallet(2);
   const authority = devWallet(3);
   const eoa = lower(authority.address);
+  /** An account that delegates in a transaction to another address. */
+  const bystander = lower(devWallet(4).address);
   const delegate = lower(getCreateAddress({ from: deployer.address, nonce: 0 }));
   const targetAt = lower(getCreateAddress({ from: delegate, nonce: 1 }));
   const nested = tracingAbi.encodeFunctionData('nested');
   /** The traced transactions: the type-4 one that delegates, and a legacy call to the delegated EOA (one gas price on both nodes). */
-  const hashes = { delegation: '', delegatedCall: '' };
+  const hashes = { delegation: '', delegatedCall: '', bystanderDelegation: '' };
   /** Their intrinsic gas, which anvil's callTracer leaves out of the top frame's `gas`. */
   const intrinsic = { delegation: 0n, delegatedCall: 0n };
 
@@ -72,6 +74,17 @@ describe('debug_traceTransaction of EIP-7702 delegated calls', function () {
     const call = await sign(sender, { type: 0, nonce: 1, to: eoa, data: nested, value: 5n, gasLimit: 500_000n });
     hashes.delegatedCall = await mineOnBoth(node.url, anvil, call);
     intrinsic.delegatedCall = 21_000n + calldataGas(nested);
+    const bystanderDelegation = await sign(sender, {
+      type: 4,
+      nonce: 2,
+      to: lower(deployer.address),
+      value: 1n,
+      gasLimit: 100_000n,
+      maxFeePerGas: 2n * GWEI,
+      maxPriorityFeePerGas: 2n * GWEI,
+      authorizationList: [await devWallet(4).authorize({ address: delegate, nonce: 0, chainId: CHAIN_ID })],
+    });
+    hashes.bystanderDelegation = await mineOnBoth(node.url, anvil, bystanderDelegation);
   });
   after(async () => {
     await Promise.all([node?.stop(), anvil?.stop()]);
@@ -99,6 +112,47 @@ describe('debug_traceTransaction of EIP-7702 delegated calls', function () {
     const parent = quantity(BigInt(receipt.blockNumber) - 1n);
     return BigInt((await rpc(node.url, 'eth_getBalance', [address, parent])).result);
   }
+
+  /**
+   * Both nodes' prestateTracer accounts of `hash` (with `includeEmpty`: anvil keeps empty accounts),
+   * compared; evmnode's. Its coinbase is the fee collector, which takes the whole fee (decisions.md
+   * D4), anvil's another account: evmnode's is checked, then both are left out.
+   */
+  async function comparedPrestate(hash: string): Promise<StateMap> {
+    const config = { tracer: 'prestateTracer', tracerConfig: { includeEmpty: true } };
+    const [ours, theirs] = (await both(hash, config)) as [StateMap, StateMap];
+    expect(ours[FEE_COLLECTOR]).to.deep.equal({ balance: quantity(await balanceBefore(FEE_COLLECTOR, hash)) });
+    expect(withoutCodeHash(without(ours, FEE_COLLECTOR))).to.deep.equal(without(theirs, await anvilCoinbase(hash)));
+    return ours;
+  }
+
+  /** Both nodes' prestateTracer diffs of `hash`, compared as {@link comparedPrestate}; evmnode's. */
+  async function comparedDiff(hash: string): Promise<Diff> {
+    const config = { tracer: 'prestateTracer', tracerConfig: { diffMode: true } };
+    const [ours, theirs] = (await both(hash, config)) as [Diff, Diff];
+    const receipt = await receiptOf(node.url, hash);
+    const before = await balanceBefore(FEE_COLLECTOR, hash);
+    const fee = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice);
+    expect(ours.pre[FEE_COLLECTOR]).to.deep.equal({ balance: quantity(before) });
+    expect(ours.post[FEE_COLLECTOR]).to.deep.equal({ balance: quantity(before + fee) });
+    const coinbase = await anvilCoinbase(hash);
+    expect({
+      post: withoutCodeHash(without(ours.post, FEE_COLLECTOR)),
+      pre: withoutCodeHash(without(ours.pre, FEE_COLLECTOR)),
+    }).to.deep.equal({ post: without(theirs.post, coinbase), pre: withoutEmpty(without(theirs.pre, coinbase)) });
+    return ours;
+  }
+
+  it("lists an authority the transaction does not call, not its unused target, as anvil's prestateTracer", async () => {
+    const ours = await comparedPrestate(hashes.bystanderDelegation);
+    expect(ours[bystander]).to.deep.equal({
+      balance: quantity(await balanceBefore(bystander, hashes.bystanderDelegation)),
+    });
+    expect(ours).to.not.have.property(delegate);
+    const diff = await comparedDiff(hashes.bystanderDelegation);
+    const designation = concat(['0xef0100', delegate]);
+    expect(diff.post[bystander]).to.deep.equal({ code: designation, codeHash: keccak256(designation), nonce: 1 });
+  });
 
   for (const name of ['delegation', 'delegatedCall'] as const) {
     describe(name === 'delegation' ? 'the type-4 transaction that delegates' : 'a call to the delegated EOA', () => {
@@ -173,11 +227,7 @@ describe('debug_traceTransaction of EIP-7702 delegated calls', function () {
 
       it("gives prestateTracer's accounts as anvil, the EOA with its delegation", async () => {
         const hash = hashes[name];
-        const config = { tracer: 'prestateTracer', tracerConfig: { includeEmpty: true } };
-        const [ours, theirs] = (await both(hash, config)) as [StateMap, StateMap];
-        // evmnode's coinbase is the fee collector, which takes the whole fee (decisions.md D4); anvil's another.
-        expect(ours[FEE_COLLECTOR]).to.deep.equal({ balance: quantity(await balanceBefore(FEE_COLLECTOR, hash)) });
-        expect(withoutCodeHash(without(ours, FEE_COLLECTOR))).to.deep.equal(without(theirs, await anvilCoinbase(hash)));
+        const ours = await comparedPrestate(hash);
         const designation = concat(['0xef0100', delegate]);
         expect(ours[eoa]!['code']).to.equal(name === 'delegation' ? undefined : designation);
         expect(ours).to.have.property(delegate);
@@ -185,19 +235,7 @@ describe('debug_traceTransaction of EIP-7702 delegated calls', function () {
       });
 
       it("gives prestateTracer's diff as anvil: the delegation and the EOA's storage", async () => {
-        const hash = hashes[name];
-        const config = { tracer: 'prestateTracer', tracerConfig: { diffMode: true } };
-        const [ours, theirs] = (await both(hash, config)) as [Diff, Diff];
-        const receipt = await receiptOf(node.url, hash);
-        const before = await balanceBefore(FEE_COLLECTOR, hash);
-        const fee = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice);
-        expect(ours.pre[FEE_COLLECTOR]).to.deep.equal({ balance: quantity(before) });
-        expect(ours.post[FEE_COLLECTOR]).to.deep.equal({ balance: quantity(before + fee) });
-        const coinbase = await anvilCoinbase(hash);
-        expect({
-          post: withoutCodeHash(without(ours.post, FEE_COLLECTOR)),
-          pre: withoutCodeHash(without(ours.pre, FEE_COLLECTOR)),
-        }).to.deep.equal({ post: without(theirs.post, coinbase), pre: withoutEmpty(without(theirs.pre, coinbase)) });
+        const ours = await comparedDiff(hashes[name]);
         const word = (value: number) => `0x${value.toString(16).padStart(64, '0')}`;
         // The EOA passes on the value it gets and its slot already holds 9 on the second run: unchanged then.
         expect(ours.post[eoa]).to.deep.equal(

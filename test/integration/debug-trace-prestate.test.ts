@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { getCreateAddress, Interface, keccak256 } from 'ethers';
+import { getCreateAddress, Interface } from 'ethers';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
+import { without, withoutCodeHash, withoutEmpty, type StateMap } from '../support/anvil-differences.js';
 import { mineOnBoth, startAnvil, type AnvilPeer } from '../support/anvil-peer.js';
 import { devWallet, ETHER, FEE_COLLECTOR, lower, quantity, sign, type TxFields } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
@@ -13,7 +14,6 @@ const probeAbi = new Interface(probe.abi);
 
 const ZERO_WORD = `0x${'0'.repeat(64)}`;
 
-type StateMap = Record<string, Record<string, unknown>>;
 type Diff = { post: StateMap; pre: StateMap };
 
 /** The trace of `hash` on the node at `url`, which must succeed. */
@@ -21,34 +21,6 @@ async function prestateOf(url: string, hash: string, tracerConfig: object = {}):
   const answer = await rpc(url, 'debug_traceTransaction', [hash, { tracer: 'prestateTracer', tracerConfig }]);
   expect(answer.error, JSON.stringify(answer.error)).to.equal(undefined);
   return answer.result;
-}
-
-/**
- * evmnode's accounts without `codeHash`, which anvil does not print (tracers.md): each is checked
- * to be the hash of the code printed beside it first.
- */
-function withoutCodeHash(accounts: StateMap): StateMap {
-  return Object.fromEntries(
-    Object.entries(accounts).map(([address, { codeHash, ...account }]) => {
-      if (account.code !== undefined) expect(codeHash, address).to.equal(keccak256(account.code as string));
-      return [address, account];
-    }),
-  );
-}
-
-/**
- * anvil's accounts without those empty before the transaction, which it keeps in a diff's `pre`
- * where geth (tracers.md) drops them.
- */
-function withoutEmpty(accounts: StateMap): StateMap {
-  return Object.fromEntries(
-    Object.entries(accounts).filter(([, account]) => JSON.stringify(account) !== '{"balance":"0x0"}'),
-  );
-}
-
-/** `accounts` without `address`'s entry. */
-function without(accounts: StateMap, address: string): StateMap {
-  return Object.fromEntries(Object.entries(accounts).filter(([key]) => key !== address));
 }
 
 describe('debug_traceTransaction with prestateTracer', function () {

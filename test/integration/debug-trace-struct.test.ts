@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { getCreateAddress, Interface } from 'ethers';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { testToken } from '@evmnode/tools/contracts/test-token';
+import { structLogsAsGeth, type StructTrace } from '../support/anvil-differences.js';
 import { startAnvil, type AnvilPeer } from '../support/anvil-peer.js';
 import {
   devWallet,
@@ -47,45 +48,11 @@ function initCodeOf(code: string): string {
   return `0x${byte(0x5f + size)}${code}5f52` + `60${byte(size)}60${byte(32 - size)}f3`;
 }
 
-/** One struct log step, as JSON. */
-interface Step {
-  readonly op: string;
-  readonly gas: number;
-  readonly gasCost: number;
-  readonly depth: number;
-  readonly [key: string]: unknown;
-}
-
-/** The struct logger's result, as JSON. */
-interface StructTrace {
-  readonly gas: number;
-  readonly failed: boolean;
-  readonly returnValue: string;
-  readonly structLogs: Step[];
-}
-
 const isStructTrace = (result: unknown): result is StructTrace =>
   Array.isArray((result as Partial<StructTrace> | undefined)?.structLogs);
 
-/**
- * anvil's struct logs as geth writes them: tracers.md lists where anvil differs (it prints
- * `refund: 0`, `memory: []` and `returnData: "0x"` where geth leaves them out); nothing else changes.
- */
-function gethStyle<T>(result: T): T {
-  if (!isStructTrace(result)) return result;
-  return {
-    ...result,
-    structLogs: result.structLogs.map((step) => {
-      const { refund, memory, returnData, ...rest } = step;
-      return {
-        ...rest,
-        ...(refund === undefined || refund === 0 ? {} : { refund }),
-        ...(memory === undefined || (memory as unknown[]).length === 0 ? {} : { memory }),
-        ...(returnData === undefined || returnData === '0x' ? {} : { returnData }),
-      };
-    }),
-  };
-}
+/** anvil's answer as geth writes it, when it is a struct log (other tracers' answers need nothing). */
+const gethStyle = <T>(result: T): T => (isStructTrace(result) ? (structLogsAsGeth(result) as T) : result);
 
 /** `ours` equals `theirs`, step by step (a difference names its step). */
 function expectSameTrace(ours: StructTrace, theirs: StructTrace): void {

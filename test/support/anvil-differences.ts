@@ -9,12 +9,21 @@ import { keccak256 } from 'ethers';
 /** Accounts as prestateTracer prints them. */
 export type StateMap = Record<string, Record<string, unknown>>;
 
-/** A struct logger result, as JSON. */
+/** One struct log step, as JSON. */
+export interface Step {
+  readonly op: string;
+  readonly gas: number;
+  readonly gasCost: number;
+  readonly depth: number;
+  readonly [key: string]: unknown;
+}
+
+/** The struct logger's result, as JSON. */
 export interface StructTrace {
   readonly gas: number;
   readonly failed: boolean;
   readonly returnValue: string;
-  readonly structLogs: Record<string, unknown>[];
+  readonly structLogs: Step[];
 }
 
 /** anvil's struct logs without the `refund: 0`, `memory: []` and `returnData: "0x"` geth leaves out. */

@@ -1,5 +1,5 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
-import type { InterpreterStep } from '@ethereumjs/evm';
+import type { InterpreterStep, Message } from '@ethereumjs/evm';
 import {
   Address,
   bigIntToBytes,
@@ -49,6 +49,7 @@ export const prestateTracer: TracerFactory = (subject, config) => {
   return {
     hooks: {
       start: () => recorder.startTransaction(subject),
+      enter: (message) => recorder.enterTransactionFrame(message),
       step: (step) => recorder.step(step),
       finish: () => recorder.finish(),
     },
@@ -83,29 +84,34 @@ class PrestateRecorder {
   ) {}
 
   /**
-   * geth's `OnTxStart`: sender, recipient (or created address, or the account it delegates to) and
-   * coinbase, then EIP-7702 authorities and their targets, all before the gas purchase and the
-   * authorizations apply.
+   * geth's `OnTxStart`: sender, recipient (or created address) and coinbase, then the EIP-7702
+   * authorities, all before the gas purchase and before the authorizations apply.
    */
   async startTransaction(subject: TraceSubject): Promise<void> {
     const from = createAddressFromString(subject.from);
     await this.#lookupAccount(from);
-    if (subject.to === undefined) {
-      await this.#lookupAccount(createContractAddress(from, this.#pre.get(from.toString())!.nonce));
-    } else {
-      await this.#lookupCallTarget(createAddressFromString(subject.to));
-    }
+    const to =
+      subject.to === undefined
+        ? createContractAddress(from, this.#pre.get(from.toString())!.nonce)
+        : createAddressFromString(subject.to);
+    await this.#lookupAccount(to);
     await this.#lookupAccount(createAddressFromString(subject.coinbase));
     for (const authorization of subject.authorizationList ?? []) {
-      let authority: Address;
       try {
-        authority = eoaCode7702RecoverAuthority(authorization);
+        await this.#lookupAccount(eoaCode7702RecoverAuthority(authorization));
       } catch {
-        continue; // An invalid signature authorizes nothing: geth skips it.
+        // An authorization whose signature recovers no address authorizes nothing: geth skips it.
       }
-      await this.#lookupAccount(authority);
-      await this.#lookupAccount(new Address(authorization[1]));
     }
+  }
+
+  /**
+   * The transaction's own frame, once the authorizations applied: when its recipient delegates
+   * (EIP-7702), the account whose code it runs. Only the sender and the authorities changed since
+   * the start, and they are recorded already, so the state read now is the one before the transaction.
+   */
+  async enterTransactionFrame(message: Message): Promise<void> {
+    if (message.depth === 0 && message.to !== undefined) await this.#lookupCallTarget(message.to);
   }
 
   /** geth's `OnOpcode`: the accounts and slots an opcode is about to touch, from its stack operands. */
