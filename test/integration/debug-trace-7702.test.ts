@@ -154,6 +154,35 @@ describe('debug_traceTransaction of EIP-7702 delegated calls', function () {
     expect(diff.post[bystander]).to.deep.equal({ code: designation, codeHash: keccak256(designation), nonce: 1 });
   });
 
+  it("gives anvil's prestate for debug_traceCall with an authorization list, the authority included", async () => {
+    const signer = devWallet(5);
+    const authorization = await signer.authorize({ address: delegate, nonce: 0, chainId: CHAIN_ID });
+    const call = {
+      from: sender.address,
+      to: deployer.address,
+      value: quantity(1n),
+      authorizationList: [
+        {
+          chainId: quantity(authorization.chainId),
+          address: authorization.address,
+          nonce: quantity(authorization.nonce),
+          yParity: quantity(authorization.signature.yParity),
+          r: authorization.signature.r,
+          s: authorization.signature.s,
+        },
+      ],
+    };
+    const config = { tracer: 'prestateTracer', tracerConfig: { includeEmpty: true } };
+    const [ours, theirs] = (await Promise.all(
+      [node.url, anvil.url].map(async (url) => (await rpc(url, 'debug_traceCall', [call, 'latest', config])).result),
+    )) as [StateMap, StateMap];
+    const coinbase = (await rpc(anvil.url, 'eth_getBlockByNumber', ['latest', false])).result.miner;
+    expect(withoutCodeHash(without(ours, FEE_COLLECTOR))).to.deep.equal(without(theirs, coinbase));
+    expect(Object.keys(ours).sort()).to.deep.equal(
+      [lower(sender.address), lower(deployer.address), lower(signer.address), FEE_COLLECTOR].sort(),
+    );
+  });
+
   for (const name of ['delegation', 'delegatedCall'] as const) {
     describe(name === 'delegation' ? 'the type-4 transaction that delegates' : 'a call to the delegated EOA', () => {
       it("logs every opcode as anvil does, and the receipt's gasUsed as `gas`", async () => {

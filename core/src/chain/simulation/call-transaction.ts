@@ -1,5 +1,5 @@
 import { createTx, TransactionType, type TxOptions, type TypedTransaction, type TypedTxData } from '@ethereumjs/tx';
-import { Address, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { Address, hexToBytes, type EOACode7702AuthorizationListItem, type PrefixedHexString } from '@ethereumjs/util';
 import type { CallRequest } from '../../rpc/call-codecs.js';
 import { InvalidInputError } from '../../errors/rpc-error.js';
 import { toQuantity } from '../../rpc/hex-codecs.js';
@@ -45,6 +45,18 @@ function typeOf(request: CallRequest): TransactionType {
   return TransactionType.Legacy;
 }
 
+/** A call's EIP-7702 authorizations as a set-code transaction's fields write them. */
+export function authorizationItemsOf(request: CallRequest): EOACode7702AuthorizationListItem[] {
+  return (request.authorizationList ?? []).map((entry) => ({
+    chainId: toQuantity(entry.chainId),
+    address: entry.address,
+    nonce: toQuantity(entry.nonce),
+    yParity: toQuantity(entry.yParity),
+    r: toQuantity(entry.r),
+    s: toQuantity(entry.s),
+  }));
+}
+
 /**
  * An unsigned transaction for the VM to run as `request` describes, sent by `from` (the zero
  * address by default). The VM asks a transaction for its sender; an unsigned one has none, so it
@@ -73,14 +85,7 @@ export function callTransaction(request: CallRequest, gasLimit: bigint, options:
         }),
     ...(type === TransactionType.EOACodeEIP7702
       ? {
-          authorizationList: (request.authorizationList ?? []).map((entry) => ({
-            chainId: toQuantity(entry.chainId),
-            address: entry.address,
-            nonce: toQuantity(entry.nonce),
-            yParity: toQuantity(entry.yParity),
-            r: toQuantity(entry.r),
-            s: toQuantity(entry.s),
-          })),
+          authorizationList: authorizationItemsOf(request),
         }
       : {}),
   };

@@ -4,6 +4,7 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import {
   Account,
   Address,
+  eoaCode7702AuthorizationListJSONItemToBytes,
   hexToBytes,
   setLengthLeft,
   toChecksumAddress,
@@ -11,7 +12,15 @@ import {
 } from '@ethereumjs/util';
 import { runTx, type RunTxResult } from '@ethereumjs/vm';
 import { LRUCache } from 'lru-cache';
-import { callTransaction, checkFeeStyle, gasPriceOf, paysFees, pricesOf, senderOf } from './call-transaction.js';
+import {
+  authorizationItemsOf,
+  callTransaction,
+  checkFeeStyle,
+  gasPriceOf,
+  paysFees,
+  pricesOf,
+  senderOf,
+} from './call-transaction.js';
 import { gethVmError, goDuration, PrecheckError, revertError } from './call-errors.js';
 import { SimulationPool } from './simulation-pool.js';
 import { SimulationTimeout, type SimulationVm } from './simulation-vm.js';
@@ -213,6 +222,9 @@ export class ChainSimulator implements Simulator {
         gasLimit,
         gasPrice: gasPriceOf(request, block.header.baseFeePerGas ?? 0n),
         input: request.input ?? new Uint8Array(0),
+        ...(request.authorizationList === undefined
+          ? {}
+          : { authorizationList: authorizationItemsOf(request).map(eoaCode7702AuthorizationListJSONItemToBytes) }),
         state: simulation.state,
       });
       const detach = tracer === undefined ? undefined : attachTracer(simulation, tracer, signal);
