@@ -31,7 +31,8 @@ type Diff = { post: StateMap; pre: StateMap };
 /**
  * EIP-7702: an EOA delegates to CallTracing by a type-4 transaction, which also calls it; a later
  * plain transaction calls the EOA, which runs CallTracing's `nested` (calls into CallTarget and a
- * DELEGATECALL that writes the EOA's own storage). Every tracer's output is compared with anvil's.
+ * DELEGATECALL that writes the EOA's own storage). Every tracer's output is compared with anvil's,
+ * and prestateTracer's for an authority no frame calls, in a transaction and in debug_traceCall.
  */
 describe('debug_traceTransaction of EIP-7702 delegated calls', function () {
   this.timeout(120_000);
@@ -46,7 +47,10 @@ describe('debug_traceTransaction of EIP-7702 delegated calls', function () {
   const delegate = lower(getCreateAddress({ from: deployer.address, nonce: 0 }));
   const targetAt = lower(getCreateAddress({ from: delegate, nonce: 1 }));
   const nested = tracingAbi.encodeFunctionData('nested');
-  /** The traced transactions: the type-4 one that delegates, and a legacy call to the delegated EOA (one gas price on both nodes). */
+  /**
+   * The traced transactions: the type-4 one that delegates, a legacy call to the delegated EOA (one
+   * gas price on both nodes), and a type-4 transfer whose authority (the bystander) it does not call.
+   */
   const hashes = { delegation: '', delegatedCall: '', bystanderDelegation: '' };
   /** Their intrinsic gas, which anvil's callTracer leaves out of the top frame's `gas`. */
   const intrinsic = { delegation: 0n, delegatedCall: 0n };
