@@ -85,7 +85,7 @@ export interface TraceSubject {
   /** The price per gas it pays (base fee plus effective tip). */
   readonly gasPrice: bigint;
   readonly input: Uint8Array;
-  /** A set-code transaction's authorizations (EIP-7702) as signed; absent for other transactions and calls. */
+  /** The authorizations (EIP-7702) of a set-code transaction or of a call object that carries them; else absent. */
   readonly authorizationList?: EOACode7702AuthorizationListBytes;
   /**
    * The state right before it runs, sender not yet charged: read it here for prestate values, in
