@@ -65,6 +65,7 @@ export type {
   ReplayedTransaction,
   Replayer,
   ReplayOptions,
+  StateAccess,
   TracedLog,
   TracedSelfDestruct,
   TraceOutcome,

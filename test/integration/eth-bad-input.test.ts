@@ -299,6 +299,7 @@ const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
   debug_getRawBlock: ONE_BLOCK_REF,
   debug_getRawReceipts: ONE_BLOCK_REF,
   debug_getRawTransaction: ONE_HASH,
+  debug_traceStateAccess: ONE_HASH,
   eth_sendRawTransaction: [
     { params: [], message: missing(0) },
     { params: ['abcd'], message: invalid(0, unmarshal('hex string without 0x prefix', 'hexutil.Bytes')) },

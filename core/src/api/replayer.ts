@@ -27,6 +27,20 @@ export interface TracedSelfDestruct {
 }
 
 /**
+ * A read or write of a state record by a traced transaction (`debug_traceStateAccess`). The key
+ * names the record: `0x01 ‖ address` an account, `0x02 ‖ address` its code, `0x03 ‖ address ‖
+ * slot` a storage slot (`0x03 ‖ address` alone: all its slots cleared).
+ */
+export interface StateAccess {
+  /** `evm` for accounts, code and contract storage; `bank`, `auth` or `addr` for a native module's records. */
+  readonly module: string;
+  readonly op: 'read' | 'write';
+  readonly key: Uint8Array;
+  /** The account's RLP (empty when there is none), the code, or the slot's value (empty when unset). */
+  readonly value: Uint8Array;
+}
+
+/**
  * Hooks attached to the EVM while one transaction (or call) runs. Each may return a promise: the
  * EVM waits for it. Attaching `step` makes the interpreter stop at every opcode, so leave it out
  * when only call frames are wanted.
@@ -56,6 +70,11 @@ export interface EvmTracer {
   log?(log: TracedLog): void;
   /** A SELFDESTRUCT as it runs (geth's tracers show it as a frame of its own). */
   selfDestruct?(selfDestruct: TracedSelfDestruct): void;
+  /**
+   * Each state record the transaction reads or writes, from its checks and gas purchase to its
+   * fee payment, reverted writes included.
+   */
+  stateAccess?(access: StateAccess): void;
   /** A native-side effect made by a precompile in the transaction: a bank transfer. */
   nativeTransfer?(transfer: NativeTransfer): void;
   /**

@@ -34,6 +34,11 @@ export function traceMethods(traces: TraceService) {
         traces.traceBlock(blockRefOfHash(blockHash), config, traceRequestOf(request)),
     }),
     defineMethod({
+      name: 'debug_traceStateAccess',
+      params: [hash],
+      handler: ([txHash], request) => traces.traceStateAccess(txHash, traceRequestOf(request)),
+    }),
+    defineMethod({
       name: 'debug_traceCall',
       params: [callRequest, blockRef.optional(LATEST_BLOCK), traceCallConfig.optional({})],
       handler: ([call, block, config], request) => traces.traceCall(call, block, config, traceRequestOf(request)),

@@ -2,6 +2,7 @@ import {
   defineToken,
   FailFastLimiter,
   InvalidInputError,
+  type BlockRecord,
   type BlockRef,
   type CallRequest,
   type ChainReader,
@@ -10,6 +11,7 @@ import {
   type Replayer,
 } from '@evmnode/core';
 import parseDuration from 'ms';
+import { consensusTraceOf, receiptTraceOf, StateAccessTracer, type StateAccessReport } from './state-access.js';
 import { bakedTracerOf, type CachedTraces } from './trace-cache/cached-traces.js';
 import type { TraceConfig, TraceCallConfig } from './trace-config.js';
 import { isJsTracer, tracerFor } from './tracers/index.js';
@@ -102,6 +104,39 @@ export class TraceService {
         { signal: run.signal },
       );
       return outcomes.map((outcome, index) => ({ txHash: outcome.hash, result: tracers.all[index]!.result(outcome) }));
+    });
+  }
+
+  /**
+   * The state committed transaction `hash` read and wrote, by module, with the consensus records
+   * and stored receipts its replay rests on (decisions.md D7): the block and its parent, whose
+   * state root the replay starts from, and the receipts of the transactions replayed, it last.
+   */
+  traceStateAccess(hash: `0x${string}`, request: TraceRequest): Promise<StateAccessReport> {
+    return this.#run({}, request, async (run) => {
+      const accesses = new StateAccessTracer();
+      let block: BlockRecord | undefined;
+      const replayed = await this.replayer.replayTransaction(
+        hash,
+        (subject) => {
+          this.#checkLookback(subject);
+          block = subject.block;
+          return accesses;
+        },
+        { signal: run.signal },
+      );
+      const { height } = block!;
+      const parent = await this.chain.blockAt(height - 1);
+      const receipts = [];
+      for (let index = 0; index <= replayed.index; index++) {
+        const receipt = await this.chain.receiptAt({ height, index });
+        if (receipt !== undefined) receipts.push(receiptTraceOf(height, receipt));
+      }
+      return {
+        app: { modules: accesses.modules },
+        consensus: { traces: [consensusTraceOf(block!), consensusTraceOf(parent!)] },
+        receipt: { traces: receipts },
+      };
     });
   }
 

@@ -4,6 +4,7 @@ import type { TracedOpcodes } from './traced-opcodes.js';
 import type { EvmTracer, TraceOutcome } from '../../api/replayer.js';
 import type { NativeEffects } from '../native/native-effects.js';
 import { gethVmError } from '../simulation/call-errors.js';
+import { WorldState } from '../state/world-state.js';
 
 /** A VM that can be traced, with what reports beyond its own events. */
 export interface TraceableVm {
@@ -57,6 +58,12 @@ export function attachTracer(target: TraceableVm, tracer: EvmTracer, signal?: Ab
   if (tracer.log !== undefined) {
     target.tracedOpcodes.onLog = tracer.log.bind(tracer);
     detach.push(() => (target.tracedOpcodes.onLog = undefined));
+  }
+  if (tracer.stateAccess !== undefined) {
+    const state = target.vm.stateManager;
+    if (!(state instanceof WorldState)) throw new Error("state accesses are traced on the node's own state only");
+    state.accessObserver = tracer.stateAccess.bind(tracer);
+    detach.push(() => (state.accessObserver = undefined));
   }
   if (tracer.selfDestruct !== undefined) {
     target.tracedOpcodes.onSelfDestruct = tracer.selfDestruct.bind(tracer);

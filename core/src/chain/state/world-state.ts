@@ -2,6 +2,8 @@ import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, CacheType, MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, hexToBytes, ValueEncoding } from '@ethereumjs/util';
+import type { StateAccess } from '../../api/replayer.js';
+import { stateAccessOf, type StateRecordKind } from './state-access.js';
 import type { TrieNodeStore } from './trie-node-store.js';
 import type { Genesis } from '../genesis.js';
 import { addressPairOf, associate } from '../native/association.js';
@@ -30,14 +32,124 @@ function boundedCaches(sizes: StateCacheSizes): Caches {
 }
 
 /**
- * ethereumjs' state manager, telling how many checkpoints are open: an execution that throws
- * leaves open those ethereumjs took for it, and whoever runs it must revert them.
+ * ethereumjs' state manager, telling how many checkpoints are open (an execution that throws
+ * leaves open those ethereumjs took for it, and whoever runs it must revert them) and, while an
+ * {@link accessObserver} is set, every account, code and storage record read or written through
+ * it (`debug_traceStateAccess`). Only the outermost operation is reported: the account read a
+ * storage read makes inside ethereumjs is not a state access of the caller's.
  */
 export class WorldState extends MerkleStateManager {
+  accessObserver: ((access: StateAccess) => void) | undefined;
+  #nested = 0;
+
   get openCheckpoints(): number {
     return this._checkpointCount;
   }
+
+  override getAccount(address: Address): Promise<Account | undefined> {
+    return this.#observed('read', 'account', address, undefined, () => super.getAccount(address), accountBytes);
+  }
+
+  override putAccount(address: Address, account: Account | undefined): Promise<void> {
+    return this.#observed(
+      'write',
+      'account',
+      address,
+      undefined,
+      () => super.putAccount(address, account),
+      () => accountBytes(account),
+    );
+  }
+
+  override deleteAccount(address: Address): Promise<void> {
+    return this.#observed('write', 'account', address, undefined, () => super.deleteAccount(address), noBytes);
+  }
+
+  override getCode(address: Address): Promise<Uint8Array> {
+    return this.#observed(
+      'read',
+      'code',
+      address,
+      undefined,
+      () => super.getCode(address),
+      (code) => code,
+    );
+  }
+
+  override putCode(address: Address, code: Uint8Array): Promise<void> {
+    return this.#observed(
+      'write',
+      'code',
+      address,
+      undefined,
+      () => super.putCode(address, code),
+      () => code,
+    );
+  }
+
+  override getStorage(address: Address, slot: Uint8Array): Promise<Uint8Array> {
+    return this.#observed(
+      'read',
+      'storage',
+      address,
+      slot,
+      () => super.getStorage(address, slot),
+      (value) => value,
+    );
+  }
+
+  override putStorage(address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
+    return this.#observed(
+      'write',
+      'storage',
+      address,
+      slot,
+      () => super.putStorage(address, slot, value),
+      () => value,
+    );
+  }
+
+  /** Every slot of `address` cleared: reported as a write of its storage key without a slot. */
+  override clearStorage(address: Address): Promise<void> {
+    return this.#observed('write', 'storage', address, undefined, () => super.clearStorage(address), noBytes);
+  }
+
+  #observed<T>(
+    op: StateAccess['op'],
+    kind: StateRecordKind,
+    address: Address,
+    slot: Uint8Array | undefined,
+    run: () => Promise<T>,
+    valueOf: (result: T) => Uint8Array,
+  ): Promise<T> {
+    const observer = this.accessObserver;
+    if (observer === undefined || this.#nested > 0) return run();
+    return this.#reported(observer, op, kind, address, slot, run, valueOf);
+  }
+
+  async #reported<T>(
+    observer: (access: StateAccess) => void,
+    op: StateAccess['op'],
+    kind: StateRecordKind,
+    address: Address,
+    slot: Uint8Array | undefined,
+    run: () => Promise<T>,
+    valueOf: (result: T) => Uint8Array,
+  ): Promise<T> {
+    this.#nested++;
+    try {
+      const result = await run();
+      observer(stateAccessOf(op, kind, address, slot, valueOf(result)));
+      return result;
+    } finally {
+      this.#nested--;
+    }
+  }
 }
+
+const noBytes = (): Uint8Array => new Uint8Array();
+
+const accountBytes = (account: Account | undefined): Uint8Array => account?.serialize() ?? new Uint8Array();
 
 /**
  * A state manager over the node's trie store, at `root` (the empty state when omitted). Caches
