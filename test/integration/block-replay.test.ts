@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Address, hexToBytes } from '@ethereumjs/util';
 import { getCreateAddress, hexlify, Interface, keccak256, randomBytes, toUtf8Bytes } from 'ethers';
 import type { BlockRecord } from '@evmnode/core';
 import { BlockReplayer, ChainSimulator, type Chain } from '@evmnode/core/internal';
@@ -259,6 +260,25 @@ describe('block replayer', function () {
       expect(one).to.deep.equal(all[index]);
       expect(traced).to.deep.equal([index]);
     }
+  });
+
+  it('traces the transactions of a block in any order, again and again, as its replay ran them', async () => {
+    const all = await replayer.replayBlock(mixed.height, () => undefined);
+    const prestates: Record<number, bigint> = {};
+    // Again (from where the last trace stopped), back (from the block's start) and forward.
+    for (const index of [2, 2, 0, 3, 1, 3, 1]) {
+      const hash = mixed.transactions[index]!;
+      const one = await replayer.replayTransaction(hash, (subject) => ({
+        start: async () => {
+          // The fee collector's balance before it runs: the fees of the transactions before it, never of a trace of it.
+          const balance = (await subject.state.getAccount(new Address(hexToBytes(subject.coinbase))))?.balance ?? 0n;
+          prestates[index] ??= balance;
+          expect(balance, `the balance transaction ${index} starts from`).to.equal(prestates[index]);
+        },
+      }));
+      expect(one, `transaction ${index}`).to.deep.equal(all[index]);
+    }
+    expect(new Set(Object.values(prestates)).size, 'each starts from a different balance').to.equal(4);
   });
 
   it('shows the bank transfer a pointer makes through the bank precompile', async () => {

@@ -79,7 +79,8 @@ export interface EvmTracer {
   nativeTransfer?(transfer: NativeTransfer): void;
   /**
    * Once the transaction has ended and its fees are paid, before anything else runs: the subject's
-   * `state` is now the state it left (prestate diffs read their `post` side here).
+   * `state` is now the state it left (prestate diffs read their `post` side here). It is the last
+   * moment the state may be read: a tracer builds its result by the time this resolves.
    */
   finish?(outcome: TraceOutcome): void | Promise<void>;
 }

@@ -30,6 +30,12 @@ const HEAD_KEY = 'head';
  * JSON parse each: most of the time of a batch of `eth_getBlockByNumber`.
  */
 const BLOCK_CACHE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Transaction locations kept in memory (about 100 bytes each): receipts polled by hash and
+ * traces asked again find them without a RocksDB read. A location never changes once committed.
+ */
+const LOCATION_CACHE_ENTRIES = 20_000;
 const DENOMS_KEY = 'denoms';
 
 function uint32BE(value: number): Uint8Array {
@@ -50,6 +56,7 @@ function jsonBytes(value: unknown): Uint8Array {
 export class ChainStore {
   readonly #store: KvStore;
   readonly #blocks = new LRUCache<number, BlockRecord>({ maxSize: BLOCK_CACHE_BYTES });
+  readonly #locations = new LRUCache<PrefixedHexString, TxLocation>({ max: LOCATION_CACHE_ENTRIES });
 
   constructor(private readonly database: Database) {
     this.#store = database.store;
@@ -77,10 +84,14 @@ export class ChainStore {
   }
 
   async locationOf(txHash: PrefixedHexString): Promise<TxLocation | undefined> {
+    const cached = this.#locations.get(txHash);
+    if (cached !== undefined) return cached;
     const bytes = await this.#store.get(bucketKey(Bucket.TransactionHash, hexToBytes(txHash)));
     if (bytes === undefined) return undefined;
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return { height: Number(view.getBigUint64(0)), index: view.getUint32(8) };
+    const location = { height: Number(view.getBigUint64(0)), index: view.getUint32(8) };
+    this.#locations.set(txHash, location);
+    return location;
   }
 
   async receiptAt(location: TxLocation): Promise<ReceiptRecord | undefined> {
@@ -91,6 +102,13 @@ export class ChainStore {
 
   async rawTransactionAt(location: TxLocation): Promise<Uint8Array | undefined> {
     return this.#store.get(bucketKey(Bucket.Transaction, location.height, uint32BE(location.index)));
+  }
+
+  /** The raw transactions of block `height` from index `from` up to (not including) `to`, in one read. */
+  async rawTransactionsAt(height: number, from: number, to: number): Promise<(Uint8Array | undefined)[]> {
+    const keys = [];
+    for (let index = from; index < to; index++) keys.push(bucketKey(Bucket.Transaction, height, uint32BE(index)));
+    return this.#store.getMany(keys);
   }
 
   async evmHashOfNative(nativeHash: Uint8Array): Promise<PrefixedHexString | undefined> {

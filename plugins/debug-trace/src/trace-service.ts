@@ -6,6 +6,7 @@ import {
   type BlockRef,
   type CallRequest,
   type ChainReader,
+  type EvmTracer,
   type PluginContext,
   type RawJson,
   type Replayer,
@@ -79,11 +80,11 @@ export class TraceService {
         hash,
         (subject) => {
           this.#checkLookback(subject);
-          return yielding(tracers.add(tracerFor(config.tracer)(subject, config, run)).hooks);
+          return yielding(tracers.attach(tracerFor(config.tracer)(subject, config, run)));
         },
         { signal: run.signal },
       );
-      return tracers.only.result(outcome);
+      return tracers.results[0];
     });
   }
 
@@ -100,10 +101,10 @@ export class TraceService {
       const factory = tracerFor(config.tracer);
       const outcomes = await this.replayer.replayBlock(
         height,
-        (subject) => yielding(tracers.add(factory(subject, config, run)).hooks),
+        (subject) => yielding(tracers.attach(factory(subject, config, run))),
         { signal: run.signal },
       );
-      return outcomes.map((outcome, index) => ({ txHash: outcome.hash, result: tracers.all[index]!.result(outcome) }));
+      return outcomes.map((outcome, index) => ({ txHash: outcome.hash, result: tracers.results[index] }));
     });
   }
 
@@ -155,12 +156,12 @@ export class TraceService {
         ref,
         (subject) => {
           this.#checkLookback(subject);
-          return yielding(tracers.add(tracerFor(config.tracer)(subject, config, run)).hooks);
+          return yielding(tracers.attach(tracerFor(config.tracer)(subject, config, run)));
         },
         overrides,
         { signal: run.signal },
       );
-      return tracers.only.result(outcome);
+      return tracers.results[0];
     });
   }
 
@@ -202,8 +203,9 @@ export class TraceService {
     const timeoutMs = Math.min(this.#timeoutMs(timeout), this.limits.timeoutMs);
     return this.#limiter.run('trace', request.clientId, () => {
       const timedOut = new AbortController();
-      const timeoutError = new InvalidInputError(`execution timeout: the trace took longer than ${timeout}`);
-      const timer = setTimeout(() => timedOut.abort(timeoutError), timeoutMs);
+      // Made only when a trace times out: an error's stack trace costs more than a fast trace.
+      const timeoutError = () => new InvalidInputError(`execution timeout: the trace took longer than ${timeout}`);
+      const timer = setTimeout(() => timedOut.abort(timeoutError()), timeoutMs);
       const signal = AbortSignal.any([request.signal, timedOut.signal]);
       const tracers = new TracersMade();
       return trace({ signal, deadline: Date.now() + timeoutMs, timeoutError }, tracers).finally(() => {
@@ -231,22 +233,29 @@ export class TraceService {
   }
 }
 
-/** The tracers one trace made, in order. */
+/** The tracers one trace made, and their results, in order. */
 class TracersMade {
-  readonly all: TransactionTracer[] = [];
+  readonly #all: TransactionTracer[] = [];
+  readonly results: unknown[] = [];
 
-  add(tracer: TransactionTracer): TransactionTracer {
-    this.all.push(tracer);
-    return tracer;
-  }
-
-  /** The tracer of a single-transaction trace. */
-  get only(): TransactionTracer {
-    return this.all[0]!;
+  /**
+   * `tracer`'s hooks, building its result in `finish`: the last moment the replay's state holds
+   * what the transaction left, which a JS tracer's `result(ctx, db)` may read.
+   */
+  attach(tracer: TransactionTracer): EvmTracer {
+    const at = this.#all.push(tracer) - 1;
+    const { hooks } = tracer;
+    return {
+      ...hooks,
+      finish: async (outcome) => {
+        await hooks.finish?.(outcome);
+        this.results[at] = await tracer.result(outcome);
+      },
+    };
   }
 
   dispose(): void {
-    for (const tracer of this.all) tracer.dispose?.();
+    for (const tracer of this.#all) tracer.dispose?.();
   }
 }
 

@@ -1,6 +1,7 @@
-import type { BlockOptions } from '@ethereumjs/block';
-import { createTxFromRLP, isEOACode7702Tx, type TxOptions } from '@ethereumjs/tx';
+import type { Block, BlockOptions } from '@ethereumjs/block';
+import { createTxFromRLP, isEOACode7702Tx, type TxOptions, type TypedTransaction } from '@ethereumjs/tx';
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import type { VM } from '@ethereumjs/vm';
 import type {
   EvmTracer,
   ReplayedTransaction,
@@ -26,10 +27,70 @@ import { effectiveTip } from '../pool/pooled-transaction.js';
 import { fastTxOptions } from '../pool/raw-transaction.js';
 import type { BlockRecord } from '../records.js';
 import type { ChainSimulator } from '../simulation/simulator.js';
-import { stateManagerAt, type StateCacheSizes } from '../state/world-state.js';
+import { stateManagerAt, type StateCacheSizes, type WorldState } from '../state/world-state.js';
 
 /** A replay reads a block's worth of accounts and slots once or twice: small caches suffice. */
 const REPLAY_CACHES: StateCacheSizes = { trieNodes: 2_000, entries: 2_000 };
+
+/** Replay positions kept for the next trace of the same blocks. */
+const KEPT_POSITIONS = 4;
+
+/**
+ * A replay of one block, stopped before its EVM transaction `next`: its own state (inside a
+ * checkpoint never committed) and VM, and what the block's transactions before `next` used.
+ */
+class ReplayPosition {
+  next = 0;
+  /** The transaction at `next` as decoded, sender recovered, when a replay traced it already. */
+  nextTx: TypedTransaction | undefined;
+  gasUsed = 0n;
+  logIndex = 0;
+  readonly baseFee: bigint;
+
+  constructor(
+    readonly height: number,
+    readonly state: WorldState,
+    readonly vm: VM,
+    readonly nativeEffects: NativeEffects,
+    readonly tracedOpcodes: TracedOpcodes,
+    readonly evmBlock: Block,
+  ) {
+    this.baseFee = evmBlock.header.baseFeePerGas ?? 0n;
+  }
+
+  /** Moves past the transaction at `next`, which used `gas` and emitted `logs` logs. */
+  advance(gas: bigint, logs: number): void {
+    this.next++;
+    this.nextTx = undefined;
+    this.gasUsed += gas;
+    this.logIndex += logs;
+  }
+}
+
+/**
+ * The last few replay positions, so that tracing a transaction again (with another tracer, as
+ * debuggers and explorers do) or the next ones of its block replays only what lies between.
+ * Blocks are final, so a position never goes stale. A position is taken out while a replay uses
+ * it: two traces never share one.
+ */
+class ReplayPositions {
+  readonly #kept: ReplayPosition[] = [];
+
+  /** The kept position of block `height` furthest along but not past transaction `index`, removed. */
+  take(height: number, index: number): ReplayPosition | undefined {
+    let best = -1;
+    this.#kept.forEach((position, at) => {
+      if (position.height === height && position.next <= index && (best < 0 || position.next > this.#kept[best]!.next))
+        best = at;
+    });
+    return best < 0 ? undefined : this.#kept.splice(best, 1)[0];
+  }
+
+  keep(position: ReplayPosition): void {
+    this.#kept.push(position);
+    if (this.#kept.length > KEPT_POSITIONS) this.#kept.shift();
+  }
+}
 
 type TracerFor = (subject: TraceSubject) => EvmTracer | undefined;
 
@@ -45,6 +106,7 @@ export class BlockReplayer implements Replayer {
   readonly #blockOptions: BlockOptions;
   readonly #txOptions: TxOptions;
   readonly #nativeRules: NativeRules;
+  readonly #positions = new ReplayPositions();
 
   constructor(
     private readonly chain: Chain,
@@ -70,7 +132,7 @@ export class BlockReplayer implements Replayer {
     // geth's errTxNotFound.
     if (location === undefined) throw new InvalidInputError('transaction not found');
     const replayed = await this.#replay(location.height, tracerFor, options.signal, location.index);
-    return replayed[location.index]!;
+    return replayed.at(-1)!;
   }
 
   traceCall(
@@ -85,7 +147,8 @@ export class BlockReplayer implements Replayer {
 
   /**
    * Replays block `height` up to its EVM transaction `last` (all of them by default); only `last`
-   * is traced when it is given.
+   * is traced when it is given, and the replay then resumes, when it can, from a position an
+   * earlier one left ({@link ReplayPositions}). The transactions it ran, from where it resumed.
    */
   async #replay(
     height: number,
@@ -96,6 +159,73 @@ export class BlockReplayer implements Replayer {
     signal?.throwIfAborted();
     const block = await this.#blockToReplay(height);
     const parent = await this.chain.stateBlockAt(height - 1);
+    const position = (last !== undefined && this.#positions.take(height, last)) || (await this.#open(block, parent));
+    const { state, evmBlock } = position;
+    const replayed: ReplayedTransaction[] = [];
+    const count = last === undefined ? block.transactions.length : last + 1;
+    const first = position.next;
+    const raws = await this.chain.store.rawTransactionsAt(height, first, count);
+    // Transactions run without a tracer hold the event loop for their whole run: turns between them.
+    const turns = new EventLoopTurns();
+    for (let index = first; index < count; index++) {
+      await turns.pause();
+      signal?.throwIfAborted();
+      const hash = block.transactions[index]!;
+      const raw = raws[index - first];
+      if (raw === undefined) throw new Error(`block ${height} has no raw transaction ${index}`);
+      const tx =
+        index === first && position.nextTx !== undefined ? position.nextTx : createTxFromRLP(raw, this.#txOptions);
+      const tracer =
+        last === undefined || index === last
+          ? tracerFor({
+              block,
+              hash,
+              index,
+              firstLogIndex: position.logIndex,
+              coinbase: evmBlock.header.coinbase.toString(),
+              from: tx.getSenderAddress().toString(),
+              to: tx.to?.toString(),
+              value: tx.value,
+              gasLimit: tx.gasLimit,
+              gasPrice: position.baseFee + effectiveTip(tx, position.baseFee),
+              input: tx.data,
+              state,
+              ...(isEOACode7702Tx(tx) ? { authorizationList: tx.authorizationList } : {}),
+            })
+          : undefined;
+      // The traced transaction of a single-transaction replay is undone afterwards, so that the
+      // position stays before it for the next trace of the block.
+      const undone = index === last;
+      if (undone) await state.checkpoint();
+      position.nativeEffects.reset();
+      const detach = tracer === undefined ? undefined : attachTracer(position, tracer, signal);
+      let outcome: TraceOutcome;
+      try {
+        const result = await runBlockTransaction(position.vm, tx, evmBlock, position.gasUsed);
+        outcome = traceOutcomeOf(result);
+        if (!undone) position.advance(result.totalGasSpent, result.receipt.logs.length);
+      } catch (error) {
+        // An abort inside the EVM comes out as the VM's failure: the signal's reason is the error.
+        signal?.throwIfAborted();
+        throw error;
+      } finally {
+        detach?.();
+      }
+      await tracer?.finish?.(outcome);
+      if (undone) {
+        await state.revert();
+        position.nextTx = tx;
+      }
+      replayed.push({ ...outcome, hash, index });
+    }
+    // Only a replay that ended well leaves a position to resume from: a failed one may stop inside a transaction.
+    if (last !== undefined) this.#positions.keep(position);
+    return replayed;
+  }
+
+  /** A replay of `block` from its start: the parent's state, the parent hash stored, the native transactions run. */
+  async #open(block: BlockRecord, parent: BlockRecord): Promise<ReplayPosition> {
+    const { height } = block;
     const state = stateManagerAt(this.chain.nodes, this.chain.common, hexToBytes(parent.stateRoot), REPLAY_CACHES);
     await state.checkpoint();
     const nativeEffects = new NativeEffects();
@@ -103,14 +233,12 @@ export class BlockReplayer implements Replayer {
     const vm = await createBlockVM(this.chain, state, nativeEffects, tracedOpcodes);
     // As the producer began the block: the parent's hash into the history contract, then the native transactions.
     await storeParentHash(vm, BigInt(height), hexToBytes(block.header.parentHash));
-
     for (const hash of block.nativeTransactions) {
       const stored = await this.chain.store.nativeTransaction(hexToBytes(hash));
       if (stored === undefined) throw new Error(`block ${height} names a missing native transaction ${hash}`);
       const delivered = await deliver(state, decodeNativeTransaction(hexToBytes(stored.tx)), this.#nativeRules);
       if (delivered === undefined) throw new Error(`native transaction ${hash} of block ${height} fails on replay`);
     }
-
     const evmBlock = executionBlock(
       {
         number: BigInt(height),
@@ -121,58 +249,7 @@ export class BlockReplayer implements Replayer {
       },
       this.#blockOptions,
     );
-    const baseFee = BigInt(block.baseFeePerGas);
-    const replayed: ReplayedTransaction[] = [];
-    let gasUsed = 0n;
-    let logIndex = 0;
-    const count = last === undefined ? block.transactions.length : last + 1;
-    // Transactions run without a tracer hold the event loop for their whole run: turns between them.
-    const turns = new EventLoopTurns();
-    for (let index = 0; index < count; index++) {
-      await turns.pause();
-      signal?.throwIfAborted();
-      const hash = block.transactions[index]!;
-      const raw = await this.chain.store.rawTransactionAt({ height, index });
-      if (raw === undefined) throw new Error(`block ${height} has no raw transaction ${index}`);
-      const tx = createTxFromRLP(raw, this.#txOptions);
-      const tracer =
-        last === undefined || index === last
-          ? tracerFor({
-              block,
-              hash,
-              index,
-              firstLogIndex: logIndex,
-              coinbase: evmBlock.header.coinbase.toString(),
-              from: tx.getSenderAddress().toString(),
-              to: tx.to?.toString(),
-              value: tx.value,
-              gasLimit: tx.gasLimit,
-              gasPrice: baseFee + effectiveTip(tx, baseFee),
-              input: tx.data,
-              ...(isEOACode7702Tx(tx) ? { authorizationList: tx.authorizationList } : {}),
-              state,
-            })
-          : undefined;
-      nativeEffects.reset();
-      const detach =
-        tracer === undefined ? undefined : attachTracer({ vm, nativeEffects, tracedOpcodes }, tracer, signal);
-      let outcome: TraceOutcome;
-      try {
-        const result = await runBlockTransaction(vm, tx, evmBlock, gasUsed);
-        gasUsed += result.totalGasSpent;
-        logIndex += result.receipt.logs.length;
-        outcome = traceOutcomeOf(result);
-      } catch (error) {
-        // An abort inside the EVM comes out as the VM's failure: the signal's reason is the error.
-        signal?.throwIfAborted();
-        throw error;
-      } finally {
-        detach?.();
-      }
-      await tracer?.finish?.(outcome);
-      replayed.push({ ...outcome, hash, index });
-    }
-    return replayed;
+    return new ReplayPosition(height, state, vm, nativeEffects, tracedOpcodes, evmBlock);
   }
 
   /** Block `height`, when it can be replayed: not the genesis block, not above the head. */

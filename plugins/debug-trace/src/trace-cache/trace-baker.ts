@@ -96,7 +96,7 @@ export class TraceBaker {
     const run = {
       signal: this.#stopped.signal,
       deadline: Number.POSITIVE_INFINITY,
-      timeoutError: new Error('stopped'),
+      timeoutError: () => new Error('stopped'),
     };
     const outcomes = await this.replayer.replayBlock(
       height,

@@ -203,7 +203,7 @@ class JsTracer implements TransactionTracer {
     if (result.error === undefined) return result.value;
     const error = this.#context!.dump(result.error) as { name?: string; message?: string } | string;
     result.error.dispose();
-    if (this.run.signal.aborted || Date.now() >= this.run.deadline) throw this.run.timeoutError;
+    if (this.run.signal.aborted || Date.now() >= this.run.deadline) throw this.run.timeoutError();
     const text = typeof error === 'object' && error !== null ? `${error.name}: ${error.message}` : String(error);
     throw new InvalidInputError(`${text}    in server-side tracer function '${hook}'`);
   }

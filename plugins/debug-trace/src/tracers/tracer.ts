@@ -17,7 +17,7 @@ export interface TraceRun {
   /** When the trace's time is up (ms since the epoch): code that holds the thread must check it, as timers cannot fire. */
   readonly deadline: number;
   /** The error a trace past its deadline fails with. */
-  readonly timeoutError: Error;
+  timeoutError(): Error;
 }
 
 /** Makes a tracer for the transaction `subject` describes, with the call's config. */
