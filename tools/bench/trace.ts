@@ -19,8 +19,10 @@ import { formatTable } from './text-table.js';
 import { oneBlockRound, prepareToken, type RoundBlock } from './trace-rounds.js';
 
 const TRANSFERS = 200;
-/** Rounds per evmnode node, alternating between the cache-on and cache-off nodes; the first of each is warm-up. */
-const COMMIT_ROUNDS = 6;
+/** Rounds per evmnode node, alternating between the cache-on and cache-off nodes. */
+const COMMIT_ROUNDS = 9;
+/** The first rounds of each node are not counted: a node just started still compiles its hot paths. */
+const WARMUP_ROUNDS = 2;
 /** Ample for the cache-on node to bake a round's block before the other node's round starts. */
 const SETTLE_MS = 1_500;
 const WARMUP_CALLS = 20;
@@ -65,14 +67,12 @@ async function latency(server: ChainServer, method: string, params: readonly unk
   }
 }
 
-const cell = (measured: Measured | undefined): string =>
-  measured === undefined
-    ? '-'
-    : 'error' in measured
-      ? `error: ${measured.error}`
-      : `${measured.p50.toFixed(2)} / ${measured.p99.toFixed(2)} (${measured.calls})`;
-const p50 = (measured: Measured | undefined): number =>
-  measured === undefined || 'error' in measured ? NaN : measured.p50;
+const cell = (measured: Measured): string =>
+  'error' in measured
+    ? `error: ${measured.error}`
+    : `${measured.p50.toFixed(2)} / ${measured.p99.toFixed(2)} (${measured.calls})`;
+/** NaN for an error, so that no target counts as met. */
+const p50 = (measured: Measured): number => ('error' in measured ? NaN : measured.p50);
 const met = (yes: boolean): string => (yes ? 'met' : 'MISSED');
 const median = (values: readonly number[]): number =>
   percentile(
@@ -90,6 +90,19 @@ async function startAll<T extends readonly Promise<ChainServer>[]>(
   if (failed === undefined) return started as { -readonly [K in keyof T]: ChainServer };
   await Promise.all(started.map((server) => server.stop()));
   throw failed.reason;
+}
+
+/** The commit row: the median commit time of each node's measured rounds, their ratio and the target. */
+function commitRow(on: readonly RoundBlock[], off: readonly RoundBlock[]): string[] {
+  const [onMs, offMs] = [on, off].map((rounds) => median(rounds.map((block) => block.commitMs!))) as [number, number];
+  const sizes = (rounds: readonly RoundBlock[]) => rounds.map((block) => block.transactions.length).join('/');
+  return [
+    `block commit, cache on / off, median of ${on.length} alternating rounds each (blocks of ${sizes(on)} / ${sizes(off)} txs)`,
+    `${onMs.toFixed(1)} / ${offMs.toFixed(1)} ms = ${(onMs / offMs).toFixed(2)}`,
+    '-',
+    'on <= 1.10 × off',
+    met(onMs <= 1.1 * offMs),
+  ];
 }
 
 async function main(): Promise<void> {
@@ -122,13 +135,7 @@ async function main(): Promise<void> {
     const ours = rounds.get(cacheOn)!.reduce((a, b) => (b.transactions.length > a.transactions.length ? b : a));
 
     const rows: string[][] = [];
-    const row = (
-      name: string,
-      mine: Measured,
-      peerMeasured: Measured | undefined,
-      target: string,
-      verdict: string,
-    ): void => {
+    const row = (name: string, mine: Measured, peerMeasured: Measured, target: string, verdict: string): void => {
       rows.push([name, cell(mine), cell(peerMeasured), target, verdict]);
     };
     const both = async (method: string, mine: readonly unknown[], peerParams: readonly unknown[]) => {
@@ -190,34 +197,16 @@ async function main(): Promise<void> {
     const ourBlockLive = await latency(cacheOn, 'debug_traceBlockByNumber', ourBlock(LIVE));
     row(`${blockName} live`, ourBlockLive, theirBlockCall, '-', '-');
 
-    const commits = (server: ChainServer) => rounds.get(server)!.slice(1);
-    const [onMs, offMs] = [
-      median(commits(cacheOn).map((b) => b.commitMs!)),
-      median(commits(cacheOff).map((b) => b.commitMs!)),
+    const [onRounds, offRounds] = [
+      rounds.get(cacheOn)!.slice(WARMUP_ROUNDS),
+      rounds.get(cacheOff)!.slice(WARMUP_ROUNDS),
     ];
-    const sizes = (server: ChainServer) =>
-      commits(server)
-        .map((b) => b.transactions.length)
-        .join('/');
-    rows.push([
-      `block commit, cache on / off, median of ${COMMIT_ROUNDS - 1} alternating rounds each (blocks of ${sizes(cacheOn)} / ${sizes(cacheOff)} txs)`,
-      `${onMs.toFixed(1)} / ${offMs.toFixed(1)} ms = ${(onMs / offMs).toFixed(2)}`,
-      '-',
-      'on <= 1.10 × off',
-      met(onMs <= 1.1 * offMs),
-    ]);
-    console.log(
-      'per-round commit ms, cache on:',
-      commits(cacheOn)
-        .map((b) => b.commitMs!.toFixed(1))
-        .join(', '),
-    );
-    console.log(
-      'per-round commit ms, cache off:',
-      commits(cacheOff)
-        .map((b) => b.commitMs!.toFixed(1))
-        .join(', '),
-    );
+    rows.push(commitRow(onRounds, offRounds));
+    for (const [cache, measured] of [
+      ['on', onRounds],
+      ['off', offRounds],
+    ] as const)
+      console.log(`per-round commit ms, cache ${cache}: ${measured.map((b) => b.commitMs!.toFixed(1)).join(', ')}`);
     console.log(
       `latency: p50 / p99 ms (calls measured), ${MEASURED_CALLS} sequential calls after ${WARMUP_CALLS} warm-up, or as many as fit in ${CASE_BUDGET_MS / 1000} s`,
     );
