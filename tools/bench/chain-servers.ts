@@ -67,11 +67,19 @@ export async function startEvmnode(
   }
 }
 
-/** anvil on a free port, mining every `blockTimeSeconds` (its default accounts are the same dev accounts). */
-export async function startAnvil(binary: string, chainId: bigint, blockTimeSeconds: number): Promise<ChainServer> {
+/**
+ * anvil on a free port, mining every `blockTimeSeconds` (its default accounts are the same dev
+ * accounts); `options` are more CLI flags.
+ */
+export async function startAnvil(
+  binary: string,
+  chainId: bigint,
+  blockTimeSeconds: number,
+  options: readonly string[] = [],
+): Promise<ChainServer> {
   const port = await freePort();
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)];
-  args.push('--block-time', String(blockTimeSeconds), '--silent');
+  args.push('--block-time', String(blockTimeSeconds), '--silent', ...options);
   const spawned = performance.now();
   const child = spawnChild(binary, args);
   child.stdout?.resume(); // drained so anvil never blocks on it

@@ -1,107 +1,219 @@
 /**
- * `npm run bench:trace`: latency of `debug_traceTransaction` (an ERC20 transfer) and
- * `debug_traceBlockByNumber` (the largest block of 200 ERC20 transfers) with `callTracer`, on
- * evmnode from its trace cache and traced live, beside anvil in the same run; and evmnode's commit
- * time of those blocks with the trace cache on and off. Each server is a child process with 400 ms
- * blocks; calls are sent one at a time over HTTP, after a warm-up.
+ * `npm run bench:trace`: latency of `debug_traceTransaction` (an ERC20 transfer: struct logger,
+ * `callTracer` from evmnode's trace cache and traced live, a JS opcode-counting tracer) and of
+ * `debug_traceBlockByNumber` (a block of 200 ERC20 transfers, `callTracer` cached and live), beside
+ * anvil in the same run and beside each server's `eth_blockNumber` (one HTTP round trip); and
+ * evmnode's commit time of such blocks with the trace cache on and off, on two nodes running at
+ * once whose rounds alternate, so that the machine's noise falls on both alike. Each server is a
+ * child process with 2 s blocks; calls are sent one at a time over HTTP, after a warm-up.
  */
+import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { rpc, type Receipt } from './chain-rpc.js';
+import { rpc } from './chain-rpc.js';
 import { startAnvil, startEvmnode, type ChainServer } from './chain-servers.js';
-import { deployToken, devSenders, ingest, signTokenTransfers, SENDER_COUNT } from './chain-workload.js';
+import { percentile } from './load-result.js';
 import { anvilBinary } from './targets.js';
 import { formatTable } from './text-table.js';
+import { oneBlockRound, prepareToken, type RoundBlock } from './trace-rounds.js';
 
 const TRANSFERS = 200;
-const IN_FLIGHT = 32;
+/** Rounds per evmnode node, alternating between the cache-on and cache-off nodes. */
+const COMMIT_ROUNDS = 9;
+/** The first rounds of each node are not counted: a node just started still compiles its hot paths. */
+const WARMUP_ROUNDS = 2;
+/** Ample for the cache-on node to bake a round's block before the other node's round starts. */
+const SETTLE_MS = 1_500;
 const WARMUP_CALLS = 20;
 const MEASURED_CALLS = 200;
-const WORKLOAD_MS = 120_000;
-/** Ample for the trace cache to bake the workload's blocks after they commit. */
-const BAKE_WAIT_MS = 5_000;
+/** Slow cases (anvil's block traces take over a second) stop after this long, with at least `MIN_CALLS`. */
+const CASE_BUDGET_MS = 20_000;
+const MIN_CALLS = 10;
 const ANVIL_CHAIN_ID = 31337n;
 const CACHED = { tracer: 'callTracer' };
 /** Any option but the tracer's name makes evmnode trace live; geth's default timeout changes nothing else. */
 const LIVE = { tracer: 'callTracer', timeout: '5s' };
+const COUNT_OPCODES =
+  '{count: 0, step: function(log, db) { this.count++ }, fault: function() {}, result: function() { return this.count }}';
+const JS_COUNTER = { tracer: COUNT_OPCODES };
 
-/** An ERC20 transfer and the block holding the most of the workload's transfers. */
-interface Workload {
-  readonly transfer: string;
-  readonly block: string;
-  readonly blockTransactions: number;
+interface Latency {
+  readonly p50: number;
+  readonly p99: number;
+  readonly calls: number;
 }
 
-async function prepare(server: ChainServer): Promise<Workload> {
-  const deadline = performance.now() + WORKLOAD_MS;
-  const senders = await devSenders(server.url);
-  const token = await deployToken(server.url, server.chainId, senders, deadline);
-  const transfers = await signTokenTransfers(senders, server.chainId, token, TRANSFERS / SENDER_COUNT);
-  const { receipts } = await ingest(server.url, transfers, IN_FLIGHT, deadline);
-  const byBlock = new Map<string, Receipt[]>();
-  for (const receipt of receipts)
-    byBlock.set(receipt.blockNumber, [...(byBlock.get(receipt.blockNumber) ?? []), receipt]);
-  const [block, largest] = [...byBlock].sort(([, a], [, b]) => b.length - a.length)[0]!;
-  return { transfer: largest[0]!.transactionHash, block, blockTransactions: largest.length };
-}
+/** A server's answer times for a case, or what went wrong. */
+type Measured = Latency | { readonly error: string };
 
-/** Median and 99th percentile of `MEASURED_CALLS` sequential calls, in ms. */
-async function latency(server: ChainServer, method: string, params: readonly unknown[]): Promise<string> {
-  for (let call = 0; call < WARMUP_CALLS; call++) await rpc(server.url, method, params);
-  const times: number[] = [];
-  for (let call = 0; call < MEASURED_CALLS; call++) {
-    const started = performance.now();
-    await rpc(server.url, method, params);
-    times.push(performance.now() - started);
+/** Median and 99th percentile (ms) of sequential calls after a warm-up; an error answer ends the case. */
+async function latency(server: ChainServer, method: string, params: readonly unknown[]): Promise<Measured> {
+  try {
+    const warmUpEnd = performance.now() + CASE_BUDGET_MS / 4;
+    for (let call = 0; call < WARMUP_CALLS && performance.now() < warmUpEnd; call++)
+      await rpc(server.url, method, params);
+    const times: number[] = [];
+    const end = performance.now() + CASE_BUDGET_MS;
+    while (times.length < MEASURED_CALLS && (times.length < MIN_CALLS || performance.now() < end)) {
+      const started = performance.now();
+      await rpc(server.url, method, params);
+      times.push(performance.now() - started);
+    }
+    times.sort((a, b) => a - b);
+    return { p50: percentile(times, 50), p99: percentile(times, 99), calls: times.length };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
   }
-  times.sort((a, b) => a - b);
-  const at = (share: number) => times[Math.min(times.length - 1, Math.floor(share * times.length))]!.toFixed(2);
-  return `${at(0.5)} / ${at(0.99)}`;
 }
 
-/** Median commit time (ms) of evmnode's blocks that held transactions. */
-function commitMs(server: ChainServer): string {
-  const busy = server.blocks.filter((block) => block.transactions > 0).map((block) => block.durationMs);
-  busy.sort((a, b) => a - b);
-  return busy.length === 0 ? '-' : busy[Math.floor(busy.length / 2)]!.toFixed(1);
+const cell = (measured: Measured): string =>
+  'error' in measured
+    ? `error: ${measured.error}`
+    : `${measured.p50.toFixed(2)} / ${measured.p99.toFixed(2)} (${measured.calls})`;
+/** NaN for an error, so that no target counts as met. */
+const p50 = (measured: Measured): number => ('error' in measured ? NaN : measured.p50);
+const met = (yes: boolean): string => (yes ? 'met' : 'MISSED');
+const median = (values: readonly number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+
+/** The servers once all are up; if one fails to start, the others are stopped. */
+async function startAll<T extends readonly Promise<ChainServer>[]>(
+  starting: T,
+): Promise<{ -readonly [K in keyof T]: ChainServer }> {
+  const settled = await Promise.allSettled(starting);
+  const failed = settled.find((result) => result.status === 'rejected');
+  const started = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  if (failed === undefined) return started as { -readonly [K in keyof T]: ChainServer };
+  await Promise.all(started.map((server) => server.stop()));
+  throw failed.reason;
+}
+
+/** The commit row: the median commit time of each node's measured rounds, their ratio and the target. */
+function commitRow(on: readonly RoundBlock[], off: readonly RoundBlock[]): string[] {
+  const [onMs, offMs] = [on, off].map((rounds) => median(rounds.map((block) => block.commitMs!))) as [number, number];
+  const sizes = (rounds: readonly RoundBlock[]) => rounds.map((block) => block.transactions.length).join('/');
+  return [
+    `block commit, cache on / off, median of ${on.length} alternating rounds each (blocks of ${sizes(on)} / ${sizes(off)} txs)`,
+    `${onMs.toFixed(1)} / ${offMs.toFixed(1)} ms = ${(onMs / offMs).toFixed(2)}`,
+    '-',
+    'on <= 1.10 × off',
+    met(onMs <= 1.1 * offMs),
+  ];
 }
 
 async function main(): Promise<void> {
   const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+  const anvilVersion = execFileSync(anvilBinary(), ['--version'], { encoding: 'utf8' }).split('\n')[0] ?? '?';
   console.log(`machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), node ${process.version}`);
-  console.log(`latency: ${MEASURED_CALLS} sequential calls after ${WARMUP_CALLS} warm-up, p50 / p99 ms`);
-  const rows: string[][] = [];
+  console.log(`${anvilVersion.trim()}, with --steps-tracing (without it its struct logger answers no steps)`);
 
-  const unbaked = await startEvmnode(repoRoot, '400ms', ['--plugins.debug-trace.trace_bake_enabled', 'false']);
+  // Two nodes at once: each needs its own native gateway port.
+  const ports = ['--native.rpc_port', '0'];
+  const [cacheOn, cacheOff, anvil] = await startAll([
+    startEvmnode(repoRoot, '2s', ports),
+    startEvmnode(repoRoot, '2s', [...ports, '--plugins.debug-trace.trace_bake_enabled', 'false']),
+    startAnvil(anvilBinary(), ANVIL_CHAIN_ID, 2, ['--steps-tracing']),
+  ] as const);
   try {
-    await prepare(unbaked);
-  } finally {
-    await unbaked.stop();
-  }
-  const evmnode = await startEvmnode(repoRoot, '400ms');
-  const anvil = await startAnvil(anvilBinary(), ANVIL_CHAIN_ID, 0.4);
-  try {
-    const [ours, theirs] = [await prepare(evmnode), await prepare(anvil)];
-    await sleep(BAKE_WAIT_MS);
-    const tx = (config: object) => ['debug_traceTransaction', [ours.transfer, config]] as const;
-    const block = (config: object) => ['debug_traceBlockByNumber', [ours.block, config]] as const;
-    const anvilTx = await latency(anvil, 'debug_traceTransaction', [theirs.transfer, CACHED]);
-    const anvilBlock = await latency(anvil, 'debug_traceBlockByNumber', [theirs.block, CACHED]);
-    rows.push(['traceTransaction ERC20 transfer, callTracer cached', await latency(evmnode, ...tx(CACHED)), anvilTx]);
-    rows.push(['traceTransaction ERC20 transfer, callTracer live', await latency(evmnode, ...tx(LIVE)), anvilTx]);
-    const blockName = `traceBlockByNumber ${ours.blockTransactions} txs (anvil ${theirs.blockTransactions}), callTracer`;
-    rows.push([`${blockName} cached`, await latency(evmnode, ...block(CACHED)), anvilBlock]);
-    rows.push([`${blockName} live`, await latency(evmnode, ...block(LIVE)), anvilBlock]);
-    rows.push([
-      'commit time of a block with transactions, cache on / off (median ms)',
-      `${commitMs(evmnode)} / ${commitMs(unbaked)}`,
-      '-',
+    const [on, off, peer] = await Promise.all([cacheOn, cacheOff, anvil].map(prepareToken));
+    const rounds = new Map<ChainServer, RoundBlock[]>([
+      [cacheOn, []],
+      [cacheOff, []],
     ]);
+    for (let round = 0; round < COMMIT_ROUNDS; round++)
+      for (const workload of round % 2 === 0 ? [on!, off!] : [off!, on!]) {
+        console.error(`commit round ${round + 1}/${COMMIT_ROUNDS}, cache ${workload === on ? 'on' : 'off'}…`);
+        rounds.get(workload.server)!.push(await oneBlockRound(workload, TRANSFERS));
+        await sleep(SETTLE_MS);
+      }
+    console.error('anvil round…');
+    const theirs = await oneBlockRound(peer!, TRANSFERS);
+    const ours = rounds.get(cacheOn)!.reduce((a, b) => (b.transactions.length > a.transactions.length ? b : a));
+
+    const rows: string[][] = [];
+    const row = (name: string, mine: Measured, peerMeasured: Measured, target: string, verdict: string): void => {
+      rows.push([name, cell(mine), cell(peerMeasured), target, verdict]);
+    };
+    const both = async (method: string, mine: readonly unknown[], peerParams: readonly unknown[]) => {
+      console.error(`${method} ${JSON.stringify(mine.slice(1))}…`);
+      return [await latency(cacheOn, method, mine), await latency(anvil, method, peerParams)] as const;
+    };
+    const ourTx = ours.transactions[0]!;
+    const theirTx = theirs.transactions[0]!;
+
+    const [ourFloor, theirFloor] = await both('eth_blockNumber', [], []);
+    row('eth_blockNumber (one HTTP round trip)', ourFloor, theirFloor, '-', '-');
+
+    const steps = async (server: ChainServer, hash: string) =>
+      (await rpc<{ structLogs: unknown[] }>(server.url, 'debug_traceTransaction', [hash])).structLogs.length;
+    const [ourSteps, theirSteps] = [await steps(cacheOn, ourTx), await steps(anvil, theirTx)];
+    const [ourStruct, theirStruct] = await both('debug_traceTransaction', [ourTx], [theirTx]);
+    row(
+      `traceTransaction ERC20 transfer, struct logger (${ourSteps} steps; anvil ${theirSteps})`,
+      ourStruct,
+      theirStruct,
+      '< 4 ms',
+      met(p50(ourStruct) < 4),
+    );
+
+    const [ourCached, theirCall] = await both('debug_traceTransaction', [ourTx, CACHED], [theirTx, CACHED]);
+    row(
+      'traceTransaction ERC20 transfer, callTracer cached',
+      ourCached,
+      theirCall,
+      '< 0.5 ms',
+      met(p50(ourCached) < 0.5),
+    );
+    const ourLive = await latency(cacheOn, 'debug_traceTransaction', [ourTx, LIVE]);
+    row(
+      'traceTransaction ERC20 transfer, callTracer live',
+      ourLive,
+      theirCall,
+      "<= anvil's",
+      met(p50(ourLive) <= p50(theirCall)),
+    );
+
+    const counted = async (server: ChainServer, hash: string) =>
+      rpc<number>(server.url, 'debug_traceTransaction', [hash, JS_COUNTER]).then(String, () => 'error');
+    const [ourCount, theirCount] = [await counted(cacheOn, ourTx), await counted(anvil, theirTx)];
+    const [ourJs, theirJs] = await both('debug_traceTransaction', [ourTx, JS_COUNTER], [theirTx, JS_COUNTER]);
+    row(
+      `traceTransaction ERC20 transfer, JS opcode counter (counts ${ourCount}; anvil ${theirCount})`,
+      ourJs,
+      theirJs,
+      '< 20 ms',
+      met(p50(ourJs) < 20),
+    );
+
+    const blockName = `traceBlockByNumber ${ours.transactions.length} txs (anvil ${theirs.transactions.length}), callTracer`;
+    const ourBlock = (config: object) => [`0x${ours.height.toString(16)}`, config];
+    const theirBlock = [`0x${theirs.height.toString(16)}`, CACHED];
+    const [ourBlockCached, theirBlockCall] = await both('debug_traceBlockByNumber', ourBlock(CACHED), theirBlock);
+    row(`${blockName} cached`, ourBlockCached, theirBlockCall, '< 20 ms', met(p50(ourBlockCached) < 20));
+    const ourBlockLive = await latency(cacheOn, 'debug_traceBlockByNumber', ourBlock(LIVE));
+    row(`${blockName} live`, ourBlockLive, theirBlockCall, '-', '-');
+
+    const [onRounds, offRounds] = [
+      rounds.get(cacheOn)!.slice(WARMUP_ROUNDS),
+      rounds.get(cacheOff)!.slice(WARMUP_ROUNDS),
+    ];
+    rows.push(commitRow(onRounds, offRounds));
+    for (const [cache, measured] of [
+      ['on', onRounds],
+      ['off', offRounds],
+    ] as const)
+      console.log(`per-round commit ms, cache ${cache}: ${measured.map((b) => b.commitMs!.toFixed(1)).join(', ')}`);
+    console.log(
+      `latency: p50 / p99 ms (calls measured), ${MEASURED_CALLS} sequential calls after ${WARMUP_CALLS} warm-up, or as many as fit in ${CASE_BUDGET_MS / 1000} s`,
+    );
+    for (const line of formatTable(['case', 'evmnode', 'anvil', 'target', 'met'], rows, 'lrrll')) console.log(line);
   } finally {
-    await Promise.all([evmnode.stop(), anvil.stop()]);
+    await Promise.all([cacheOn.stop(), cacheOff.stop(), anvil.stop()]);
   }
-  for (const line of formatTable(['case', 'evmnode', 'anvil'], rows, 'lrr')) console.log(line);
 }
 
 main().catch((error: unknown) => {
