@@ -76,7 +76,7 @@ export class TraceService {
     const cached = await this.#cachedTransaction(hash, config);
     if (cached !== undefined) return cached;
     return this.#run(config, request, async (run, tracers) => {
-      const outcome = await this.replayer.replayTransaction(
+      await this.replayer.replayTransaction(
         hash,
         (subject) => {
           this.#checkLookback(subject);
@@ -151,7 +151,7 @@ export class TraceService {
         ...(config.stateOverrides === undefined ? {} : { state: config.stateOverrides }),
         ...(config.blockOverrides === undefined ? {} : { block: config.blockOverrides }),
       };
-      const outcome = await this.replayer.traceCall(
+      await this.replayer.traceCall(
         call,
         ref,
         (subject) => {
