@@ -5,7 +5,7 @@
  * anvil in the same run and beside each server's `eth_blockNumber` (one HTTP round trip); and
  * evmnode's commit time of such blocks with the trace cache on and off, on two nodes running at
  * once whose rounds alternate, so that the machine's noise falls on both alike. Each server is a
- * child process with 2 s blocks; calls are sent one at a time over HTTP, after a warm-up.
+ * child process with 2 s blocks; calls are sent one at a time over one keep-alive HTTP connection, after a warm-up.
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus } from 'node:os';
@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { rpc } from './chain-rpc.js';
 import { startAnvil, startEvmnode, type ChainServer } from './chain-servers.js';
+import { keepAliveRpc } from './keep-alive-rpc.js';
 import { percentile } from './load-result.js';
 import { anvilBinary } from './targets.js';
 import { formatTable } from './text-table.js';
@@ -52,12 +53,12 @@ async function latency(server: ChainServer, method: string, params: readonly unk
   try {
     const warmUpEnd = performance.now() + CASE_BUDGET_MS / 4;
     for (let call = 0; call < WARMUP_CALLS && performance.now() < warmUpEnd; call++)
-      await rpc(server.url, method, params);
+      await keepAliveRpc(server.url, method, params);
     const times: number[] = [];
     const end = performance.now() + CASE_BUDGET_MS;
     while (times.length < MEASURED_CALLS && (times.length < MIN_CALLS || performance.now() < end)) {
       const started = performance.now();
-      await rpc(server.url, method, params);
+      await keepAliveRpc(server.url, method, params);
       times.push(performance.now() - started);
     }
     times.sort((a, b) => a - b);
