@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import debugTrace from '@evmnode/plugin-debug-trace';
 import ethQuery from '@evmnode/plugin-eth-query';
+import txpool from '@evmnode/plugin-txpool';
 import { Database } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { CHAIN_ID } from '../support/chain-kit.js';
@@ -300,6 +301,11 @@ const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
   debug_getRawReceipts: ONE_BLOCK_REF,
   debug_getRawTransaction: ONE_HASH,
   debug_traceStateAccess: ONE_HASH,
+  txpool_content: [
+    { params: [1], message: tooMany(0) },
+    { params: ['latest'], message: tooMany(0) },
+    { params: [null], message: tooMany(0) },
+  ],
   eth_sendRawTransaction: [
     { params: [], message: missing(0) },
     { params: ['abcd'], message: invalid(0, unmarshal('hex string without 0x prefix', 'hexutil.Bytes')) },
@@ -316,7 +322,7 @@ const NOT_AN_ARRAY: readonly BadInput[] = [
   { params: 'latest', message: 'non-array args' },
 ];
 
-describe('malformed parameters: -32602 with geth wording, for every eth-query and debug-trace method and eth_sendRawTransaction', () => {
+describe('malformed parameters: -32602 with geth wording, for every eth-query, debug-trace and txpool method and eth_sendRawTransaction', () => {
   let node: TestNode;
   before(async () => {
     node = await startTestNode();
@@ -334,7 +340,7 @@ describe('malformed parameters: -32602 with geth wording, for every eth-query an
     return errors;
   }
 
-  it('has at least three malformed inputs for each method eth-query and debug-trace register, and for eth_sendRawTransaction', async () => {
+  it('has at least three malformed inputs for each method eth-query, debug-trace and txpool register, and for eth_sendRawTransaction', async () => {
     const registered = [
       ...(await methodsRegisteredBy(ethQuery, {
         info: { network: 'local', chainId: CHAIN_ID },
@@ -349,6 +355,11 @@ describe('malformed parameters: -32602 with geth wording, for every eth-query an
         chain: unusedDuringSetup('chain'),
         config: node.node.config.core,
         database: await Database.inMemory(),
+      })),
+      ...(await methodsRegisteredBy(txpool, {
+        pool: unusedDuringSetup('pool'),
+        views: unusedDuringSetup('views'),
+        config: node.node.config.core,
       })),
     ];
     const names = [...registered.map(({ name }) => name), 'eth_sendRawTransaction'];

@@ -1,6 +1,7 @@
 import type { PrefixedHexString } from '@ethereumjs/util';
 import type { BlockRef } from '../rpc/block-codecs.js';
 import type { RawJson } from '../rpc/raw-json.js';
+import type { PoolTransaction } from './tx-pool-reader.js';
 
 /** A JSON-RPC object answer. */
 export type JsonObject = Record<string, unknown>;
@@ -29,6 +30,8 @@ export interface ChainViews {
   transactionCount(ref: BlockRef, view?: BlockView): Promise<PrefixedHexString | null>;
   /** A committed transaction, else a pooled one (null block fields), else null. */
   transactionByHash(hash: PrefixedHexString): Promise<JsonObject | null>;
+  /** A pooled transaction as {@link transactionByHash} answers it: null block fields. */
+  pooledTransaction(pooled: PoolTransaction): JsonObject;
   transactionAt(ref: BlockRef, index: bigint): Promise<JsonObject | null>;
   receipt(hash: PrefixedHexString): Promise<JsonObject | null>;
   blockReceipts(ref: BlockRef): Promise<JsonObject[] | null>;

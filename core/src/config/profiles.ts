@@ -21,6 +21,7 @@ export const NETWORK_PROFILES: Readonly<Record<NetworkName, Readonly<Record<stri
       'subscriptions',
       'hosted-keys',
       'debug-trace',
+      'txpool',
       'native-gateway',
     ],
     // Dapps under development are served from localhost on any port.

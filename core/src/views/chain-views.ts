@@ -13,6 +13,7 @@ import type { BlockRef } from '../rpc/block-codecs.js';
 import { RawJson } from '../rpc/raw-json.js';
 import { InvalidInputError, SyntheticTxError } from '../errors/rpc-error.js';
 import type { BlockView, ChainViews } from '../api/chain-views.js';
+import type { PoolTransaction } from '../api/tx-pool-reader.js';
 
 type Json = Record<string, unknown>;
 
@@ -114,7 +115,7 @@ export class StoredChainViews implements ChainViews {
       return block === undefined ? null : this.#committedTransaction(block, location.index);
     }
     const pooled = this.chain.pool.byHash(hash);
-    if (pooled !== undefined) return formatTransaction(pooled.tx, { hash, from: pooled.sender });
+    if (pooled !== undefined) return this.pooledTransaction(pooled);
     const bytes = hexBytes(hash);
     if (
       (await this.chain.store.evmHashOfNative(bytes)) !== undefined ||
@@ -123,6 +124,10 @@ export class StoredChainViews implements ChainViews {
       throw new InvalidInputError(`transaction ${hash} is a native transaction, not an EVM transaction`);
     }
     return null;
+  }
+
+  pooledTransaction(pooled: PoolTransaction): Json {
+    return formatTransaction(pooled.tx, { hash: pooled.hash, from: pooled.sender });
   }
 
   async transactionAt(ref: BlockRef, index: bigint): Promise<Json | null> {

@@ -1,0 +1,10 @@
+import { CoreTokens } from '@evmnode/core';
+
+/** The services the txpool plugin's setup receives. */
+export const deps = {
+  pool: CoreTokens.TxPoolReader,
+  views: CoreTokens.ChainViews,
+  config: CoreTokens.Config,
+};
+
+export type Deps = typeof deps;
