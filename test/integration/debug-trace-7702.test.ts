@@ -12,6 +12,7 @@ import {
 } from '../support/anvil-differences.js';
 import { CHAIN_ID, devWallet, FEE_COLLECTOR, GWEI, lower, quantity, receiptOf, sign } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
+import { flatCall, placeOf, type Frame } from '../support/flat-calls.js';
 import { compileContract } from '../support/solidity.js';
 
 const tracing = compileContract('CallTracing');
@@ -25,7 +26,6 @@ const target = new Interface([
 const PER_AUTHORIZATION = 25_000n;
 
 /** A trace as JSON: a callTracer frame, or another tracer's result. */
-type Frame = Record<string, any> & { calls?: Frame[] };
 type Diff = { post: StateMap; pre: StateMap };
 
 /**
@@ -299,33 +299,11 @@ describe('debug_traceTransaction of EIP-7702 delegated calls', function () {
       it('flattens the frames with flatCallTracer and muxes the tracers (anvil gives {} for both)', async () => {
         const hash = hashes[name];
         const frames = (await traced(node.url, hash, { tracer: 'callTracer' })) as Frame;
-        const receipt = await receiptOf(node.url, hash);
-        const place = {
-          blockHash: (await rpc(node.url, 'eth_getBlockByNumber', [receipt.blockNumber, false])).result.hash,
-          blockNumber: Number(receipt.blockNumber),
-          transactionHash: hash,
-          transactionPosition: Number(receipt.transactionIndex),
-        };
-        const flatCall = (frame: Frame, traceAddress: number[]) => ({
-          action: {
-            callType: (frame.type as string).toLowerCase(),
-            from: frame.from,
-            gas: frame.gas,
-            input: frame.input,
-            to: frame.to,
-            value: frame.value ?? '0x0',
-          },
-          ...place,
-          ...(frame.error === undefined ? {} : { error: frame.error }),
-          result: { gasUsed: frame.gasUsed, output: frame.output ?? '0x' },
-          subtraces: frame.calls?.length ?? 0,
-          traceAddress,
-          type: 'call',
-        });
+        const place = await placeOf(node.url, hash);
         const flat = await traced(node.url, hash, { tracer: 'flatCallTracer' });
         expect(flat).to.deep.equal([
-          flatCall(frames, []),
-          ...frames.calls!.map((call, index) => flatCall(call, [index])),
+          flatCall(frames, [], place),
+          ...frames.calls!.map((call, index) => flatCall(call, [index], place)),
         ]);
         expect(await traced(anvil.url, hash, { tracer: 'flatCallTracer' })).to.deep.equal({});
 

@@ -27,6 +27,7 @@ import {
 } from '../support/chain-kit.js';
 import { nativeSigner, registerPointer } from '../support/native-kit.js';
 import { rpc } from '../support/rpc-client.js';
+import { flatCall, placeOf, type Frame } from '../support/flat-calls.js';
 import { compileContract } from '../support/solidity.js';
 
 const tracing = compileContract('CallTracing');
@@ -39,7 +40,6 @@ const target = new Interface([
   'function burn()',
 ]);
 /** A trace as JSON: a callTracer frame, or another tracer's result. */
-type Frame = Record<string, any> & { calls?: Frame[] };
 
 const token = testToken();
 const tokenAbi = new Interface(token.abi);
@@ -334,45 +334,12 @@ describe('debug_trace* with callTracer, flatCallTracer and muxTracer', function 
     return waitForReceipt(node.url, hash);
   }
 
-  /** What flatCallTracer gives every frame of transaction `hash`. */
-  async function placeOf(hash: string) {
-    const receipt = await receiptOf(node.url, hash);
-    return {
-      blockHash: (await rpc(node.url, 'eth_getBlockByNumber', [receipt.blockNumber, false])).result.hash,
-      blockNumber: Number(receipt.blockNumber),
-      transactionHash: hash,
-      transactionPosition: Number(receipt.transactionIndex),
-    };
-  }
-
-  /** A CALL-family frame of callTracer as flatCallTracer's entry, its error given as `error`. */
-  function flatCall(frame: Frame, traceAddress: number[], place: object, error = frame.error as string | undefined) {
-    return {
-      action: {
-        callType: (frame.type as string).toLowerCase(),
-        from: frame.from,
-        gas: frame.gas,
-        input: frame.input,
-        to: frame.to,
-        value: frame.value ?? '0x0',
-      },
-      ...place,
-      ...(error === undefined ? {} : { error }),
-      ...(frame.error === undefined || frame.error === 'execution reverted'
-        ? { result: { gasUsed: frame.gasUsed, output: frame.output ?? '0x' } }
-        : {}),
-      subtraces: frame.calls?.length ?? 0,
-      traceAddress,
-      type: 'call',
-    };
-  }
-
   describe('flatCallTracer', () => {
     it('flattens the call frames in parity format, in geth key order', async () => {
       const data = tracingAbi.encodeFunctionData('nested');
       const hash = await sendToBoth(devWallet(6), { to: at, data, value: 5n, gasLimit: 500_000n });
       const frames = await traced(node.url, hash, { tracer: 'callTracer' });
-      const place = await placeOf(hash);
+      const place = await placeOf(node.url, hash);
       const flat = await traced(node.url, hash, { tracer: 'flatCallTracer' });
       expect(flat).to.deep.equal([
         flatCall(frames, [], place),
@@ -403,7 +370,7 @@ describe('debug_trace* with callTracer, flatCallTracer and muxTracer', function 
       const data = tracingAbi.encodeFunctionData('starve');
       const hash = await sendToBoth(devWallet(6), { to: at, data, gasLimit: 200_000n });
       const frames = await traced(node.url, hash, { tracer: 'callTracer' });
-      const place = await placeOf(hash);
+      const place = await placeOf(node.url, hash);
       const flat = await traced(node.url, hash, {
         tracer: 'flatCallTracer',
         tracerConfig: { convertParityErrors: true },
@@ -418,7 +385,7 @@ describe('debug_trace* with callTracer, flatCallTracer and muxTracer', function 
       const hash = await sendToBoth(devWallet(6), { to: at, data, value: 3n, gasLimit: 500_000n });
       const frames = await traced(node.url, hash, { tracer: 'callTracer' });
       const [created, bye] = frames.calls!;
-      const place = await placeOf(hash);
+      const place = await placeOf(node.url, hash);
       expect(await traced(node.url, hash, { tracer: 'flatCallTracer' })).to.deep.equal([
         flatCall(frames, [], place),
         {
@@ -488,7 +455,7 @@ describe('debug_trace* with callTracer, flatCallTracer and muxTracer', function 
         type: 'CALL',
       });
 
-      const place = await placeOf(receipt.transactionHash);
+      const place = await placeOf(node.url, receipt.transactionHash);
       expect(await traced(node.url, receipt.transactionHash, { tracer: 'flatCallTracer' })).to.deep.equal([
         { ...flatCall(trace, [], place), subtraces: 0 },
       ]);
