@@ -56,7 +56,8 @@ export function resolveEnabledLegacyMethods(entries: readonly string[]): Enabled
  * Over WebSocket every `ext_`/`ext2_` name is refused as HTTP-only (D2). Over HTTP a name the list
  * does not enable gets the gate's refusal, whether or not such a method exists; an enabled one
  * goes on to the method lookup, so an enabled method whose plugin is not loaded answers the usual
- * method-not-found (the gate only decides access; the registry decides what exists), and its
+ * method-not-found, as every method of a plugin that is not loaded does (decisions.md D8): the
+ * gate only decides access, the registry decides what exists. Either way its
  * answer carries the deprecation header, uncompressed.
  */
 export class LegacyGate implements RequestHook {
