@@ -16,7 +16,7 @@ export type {
 export { defineMethod, namespaceOf } from './rpc/define-method.js';
 export type { DecodedParams, MethodDefinition, Transport } from './rpc/define-method.js';
 export { defineConnectionState } from './rpc/request-context.js';
-export type { Connection, ConnectionStateKey, RequestContext } from './rpc/request-context.js';
+export type { Connection, ConnectionStateKey, RequestContext, ResponseHeaderOptions } from './rpc/request-context.js';
 export type { RequestHook } from './rpc/request-hooks.js';
 export { codec, CodecError, isCodecError, jsonKind } from './rpc/codec.js';
 export type { ParamCodec, RequiredCodec } from './rpc/codec.js';

@@ -5,6 +5,7 @@
 export { Dispatcher } from './rpc/dispatcher.js';
 export { MethodRegistry } from './rpc/method-registry.js';
 export { RequestHooks } from './rpc/request-hooks.js';
+export { LEGACY_METHODS } from './rpc/legacy-method-names.js';
 export { RpcRequest } from './rpc/rpc-request.js';
 export { chooseEncoding } from './transport/response-compression.js';
 export { isValidTarget } from './transport/http-server.js';

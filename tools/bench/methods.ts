@@ -3,7 +3,8 @@
  * simulation methods (`eth_blockNumber`, `eth_getBalance`, `eth_call`, `eth_estimateGas`,
  * `eth_getBlockByNumber` alone and in batches) against anvil in the same run, at 32 requests in
  * flight over keep-alive HTTP. Both servers are child processes with 400 ms blocks whose chains are
- * prepared with the same transactions (see `method-fixture.ts`).
+ * prepared with the same transactions (see `method-fixture.ts`). Then the cost of the legacy gate
+ * on `eth_blockNumber` (see `gate-cost.ts`).
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus } from 'node:os';
@@ -12,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { blockNumber } from './chain-rpc.js';
 import { startAnvil, startEvmnode, type ChainServer } from './chain-servers.js';
 import { durationArg } from './duration-arg.js';
+import { LEGACY_METHOD_COUNT, measureGateCost } from './gate-cost.js';
 import {
   runHttpLoad,
   sampleHttpLoad,
@@ -34,7 +36,13 @@ const SLICES = 5;
  * evmnode refuses simulation calls beyond `max_concurrent_simulation_calls` (default: the CPU
  * count) as busy; the bench measures throughput, not that limiter, so it allows twice the load.
  */
-const EVMNODE_OPTIONS = ['--evm.max_concurrent_simulation_calls', String(2 * IN_FLIGHT)];
+const EVMNODE_OPTIONS = [
+  '--evm.max_concurrent_simulation_calls',
+  String(2 * IN_FLIGHT),
+  // Any free port: the gate rows run two nodes at once, and other nodes may run on the machine.
+  '--native.rpc_port',
+  '0',
+];
 const ANVIL_CHAIN_ID = 31337n;
 /** Ample for the 100 blocks a batch reads: 40 s of 400 ms blocks. */
 const BLOCKS_WAIT_MS = 120_000;
@@ -59,6 +67,7 @@ async function main(): Promise<void> {
   );
 
   const prepared: Prepared[] = [];
+  let blockNumberCall: PostedCall | undefined;
   try {
     for (const [name, start] of [
       ['evmnode', () => startEvmnode(repoRoot, '400ms', EVMNODE_OPTIONS)],
@@ -71,10 +80,46 @@ async function main(): Promise<void> {
     report(results);
     if ([...results.values()].some((byCase) => [...byCase.values()].some((result) => result.errors > 0)))
       process.exitCode = 1;
+    const evmnode = prepared.find(({ server }) => server.name === 'evmnode');
+    if (evmnode !== undefined) blockNumberCall = BLOCK_NUMBER.build(evmnode.fixture, 0);
   } finally {
     await Promise.all(prepared.map(({ server }) => server.stop()));
   }
+  // On fresh nodes, once the others are stopped: the two rates compared should differ only by the list.
+  if (blockNumberCall !== undefined) await reportGateCost(repoRoot, blockNumberCall, seconds);
 }
+
+const BLOCK_NUMBER = METHOD_CASES.find(({ name }) => name === 'eth_blockNumber')!;
+
+/** `eth_blockNumber` with the default `enabled_legacy_ext_apis` and with every legacy method enabled. */
+async function reportGateCost(repoRoot: string, call: PostedCall, seconds: number): Promise<void> {
+  console.error(`legacy gate: eth_blockNumber on two fresh nodes, default list and all ${LEGACY_METHOD_COUNT} enabled`);
+  const settings = { repoRoot, options: EVMNODE_OPTIONS, call, inFlight: IN_FLIGHT, slices: SLICES };
+  const cost = await measureGateCost({ ...settings, warmupSeconds: WARMUP_SECONDS, seconds });
+  const row = (list: string, result: HttpLoadResult) => [
+    'eth_blockNumber',
+    list,
+    result.requestsPerSecond.toFixed(0),
+    milliseconds(result.p50Ms),
+    milliseconds(result.p99Ms),
+    String(result.errors),
+  ];
+  const rows = [
+    row('default (3 names)', cost.defaultList),
+    row(`all ${LEGACY_METHOD_COUNT} legacy methods`, cost.longList),
+  ];
+  const header = ['legacy gate', 'enabled_legacy_ext_apis', 'req/s', 'p50 ms', 'p99 ms', 'errors'];
+  for (const line of formatTable(header, rows, 'llrrrr')) console.log(line);
+  const change = cost.longList.requestsPerSecond / cost.defaultList.requestsPerSecond - 1;
+  const met = Math.abs(change) < cost.noise ? 'yes' : 'NO';
+  console.log(
+    `all/default ${(1 + change).toFixed(3)} (${percent(change)}); noise (largest turn-to-turn spread) ${percent(cost.noise)}; target: change < noise: ${met}`,
+  );
+  if (cost.defaultList.errors + cost.longList.errors > 0) process.exitCode = 1;
+  console.log();
+}
+
+const percent = (fraction: number): string => `${(fraction * 100).toFixed(1)}%`;
 
 /** Starts a server and prepares its chain; a server that fails costs its rows, not the others'. */
 async function prepare(name: string, start: () => Promise<ChainServer>): Promise<Prepared | undefined> {

@@ -28,6 +28,7 @@ import { loadPlugins, type LoadedPlugin } from '../plugins/plugin-loader.js';
 import { orderPlugins } from '../plugins/plugin-order.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
 import { MethodRegistry } from '../rpc/method-registry.js';
+import { LegacyGate } from '../rpc/legacy-gate.js';
 import { RequestHooks } from '../rpc/request-hooks.js';
 import { Database, dataFolderOf } from '../storage/database.js';
 import { HeadMarker } from '../storage/head-marker.js';
@@ -151,6 +152,8 @@ export class EvmNode {
     container.register(CoreTokens.LogQuery, { useValue: new IndexedLogQuery(chain, logLimits) });
     const registry = container.resolve<MethodRegistry>(InternalTokens.MethodRegistry);
     const hooks = container.resolve<RequestHooks>(CoreTokens.RequestHooks);
+    // Every node runs the gate, legacy plugins loaded or not: it is what keeps them fail-closed.
+    hooks.add(new LegacyGate(core.evm.enabled_legacy_ext_apis, logger.child({ module: 'rpc' })));
     if (metrics !== null) hooks.add(rpcMetricsHook(metrics, registry));
     const { home, env } = options.sources;
     const host = new PluginHost({ container, registry, hooks, config, logger, home, env });

@@ -14,6 +14,11 @@ export const UNSERVED_NAMESPACES: ReadonlySet<string> = new Set([
   'personal',
 ]);
 
+/** The refusal of a method of an HTTP-only namespace over WebSocket (decisions.md D2). */
+export function httpOnlyRefusal(name: string): MethodNotFoundError {
+  return new MethodNotFoundError(`the ${namespaceOf(name)} namespace is HTTP-only: call ${name} over HTTP`);
+}
+
 /** A registered method, ready for the dispatcher. */
 export interface MethodEntry {
   readonly definition: MethodDefinition;
@@ -92,7 +97,7 @@ export class MethodRegistry {
       return undefined;
     }
     if (transport === 'http') return new MethodNotFoundError('notifications not supported');
-    return new MethodNotFoundError(`the ${namespaceOf(name)} namespace is HTTP-only: call ${name} over HTTP`);
+    return httpOnlyRefusal(name);
   }
 
   /** The names of every method served, sorted. */

@@ -42,8 +42,16 @@ export interface RequestContext {
   readonly origin: string | undefined;
   /** Aborted when the request's deadline (`write_timeout` - 100 ms) passes. */
   readonly signal: AbortSignal;
-  /** Adds a header to the HTTP response; ignored over WebSocket. */
-  setResponseHeader(name: string, value: string): void;
+  /**
+   * Sets a header of the HTTP response (once per name, however many calls of a batch set it);
+   * ignored over WebSocket.
+   */
+  setResponseHeader(name: string, value: string, options?: ResponseHeaderOptions): void;
+}
+
+export interface ResponseHeaderOptions {
+  /** The response carrying this header is sent uncompressed, whatever the client accepts. */
+  readonly uncompressed?: boolean;
 }
 
 export function defineConnectionState<T>(description: string, create: () => T): ConnectionStateKey<T> {

@@ -1,11 +1,12 @@
 import type { Transport } from './define-method.js';
-import type { Connection, RequestContext } from './request-context.js';
+import type { Connection, RequestContext, ResponseHeaderOptions } from './request-context.js';
 
 /** The per-request state a transport creates and the dispatcher fills in. */
 export class RpcRequest implements RequestContext {
   #controller: AbortController | undefined;
   #abortReason: Error | undefined;
   #headers: [string, string][] | undefined;
+  #uncompressed = false;
 
   constructor(
     readonly transport: Transport,
@@ -24,8 +25,17 @@ export class RpcRequest implements RequestContext {
     return this.#controller.signal;
   }
 
-  setResponseHeader(name: string, value: string): void {
-    (this.#headers ??= []).push([name, value]);
+  setResponseHeader(name: string, value: string, options?: ResponseHeaderOptions): void {
+    const headers = (this.#headers ??= []);
+    const existing = headers.find(([known]) => known.toLowerCase() === name.toLowerCase());
+    if (existing === undefined) headers.push([name, value]);
+    else existing[1] = value;
+    if (options?.uncompressed === true) this.#uncompressed = true;
+  }
+
+  /** Whether a header set asks for the response to go uncompressed. */
+  get uncompressed(): boolean {
+    return this.#uncompressed;
   }
 
   /** Headers that calls asked to add, or undefined. */

@@ -102,24 +102,28 @@ export class RpcPostService {
     const clientId = headers.remoteAddress ?? 'unknown';
     const request = new RpcRequest('http', requestId, undefined, clientId, headers.origin);
     const dispatched = this.dispatcher.dispatch(body, raw, request);
-    if (!(dispatched instanceof Promise)) {
-      return this.#encode(200, dispatched ?? '', headers, request.responseHeaders, sink);
-    }
+    if (!(dispatched instanceof Promise)) return this.#encode(200, dispatched ?? '', headers, request, sink);
     dispatched
-      .then((answer) => this.#encode(200, answer ?? '', headers, request.responseHeaders, sink))
+      .then((answer) => this.#encode(200, answer ?? '', headers, request, sink))
       .catch((error: unknown) => sink(error instanceof Error ? error : new Error(String(error))));
   }
 
-  /** A JSON answer with CORS and, when asked and worth it, compressed. */
+  /**
+   * A JSON answer with CORS, the headers its calls set and, when asked and worth it, compressed,
+   * unless one of those headers asks for it to go uncompressed.
+   */
   #encode(
     status: number,
     text: ResponseBody,
     headers: PostHeaders,
-    extraHeaders: readonly (readonly [string, string])[] | undefined,
+    request: RpcRequest | undefined,
     sink: AnswerSink,
   ): void {
-    const list = this.#headerList('application/json', headers, extraHeaders);
-    const encoded = encodeResponse(text, headers.acceptEncoding, headers.remoteAddress);
+    const list = this.#headerList('application/json', headers, request?.responseHeaders);
+    const encoded =
+      request?.uncompressed === true
+        ? { body: text }
+        : encodeResponse(text, headers.acceptEncoding, headers.remoteAddress);
     if (encoded instanceof Promise) {
       encoded.then((compressed) => sink(answerOf(status, list, compressed, false)), sink);
     } else {
