@@ -21,6 +21,8 @@ export const NETWORK_PROFILES: Readonly<Record<NetworkName, Readonly<Record<stri
       'subscriptions',
       'hosted-keys',
       'debug-trace',
+      'ext-legacy',
+      'ext2-legacy',
       'native-gateway',
     ],
     // Dapps under development are served from localhost on any port.
