@@ -105,6 +105,8 @@ export { LogMatcher } from './logs/log-criteria.js';
 export type { LogCriteria, LogMatch } from './logs/log-criteria.js';
 export { formatLog } from './views/log-json.js';
 export { formatHeader } from './views/block-json.js';
+export { blockViewMethods, transactionViewMethods } from './views/view-methods.js';
+export type { ViewNamespace } from './views/view-methods.js';
 export { logCriteria } from './rpc/log-criteria-codec.js';
 export { RawJson } from './rpc/raw-json.js';
 export { newRpcId, rpcId } from './rpc/rpc-id.js';

@@ -21,6 +21,8 @@ export interface Fixture {
 export interface Ratio {
   readonly peer: string;
   readonly atLeast: number;
+  /** The peer's rate at this other method case, not at the same one (e.g. an `eth_` equivalent on evmnode). */
+  readonly method?: string;
   /** The peer's rate (calls/s) where the bench does not run it: measured separately on a 2-core machine. */
   readonly knownRate?: number;
 }
@@ -32,11 +34,19 @@ export interface MethodCase {
   /** How many blocks (genesis included) the chain must have before the call can be built. */
   readonly blocksNeeded: number;
   readonly targets: readonly Ratio[];
+  /** Servers that serve the method; all when omitted. */
+  readonly servers?: readonly string[];
   /** The request for a chain prepared as `fixture` whose head is `head`. */
   build(fixture: Fixture, head: number): PostedCall;
 }
 
 const BATCH_SIZE = 100;
+
+const LATEST_FULL_BLOCK = 'eth_getBlockByNumber(latest, true)';
+/** The legacy block views: evmnode only, at least 0.9x its own `eth_` view of the same block. */
+const LEGACY_BLOCK_VIEWS = ['ext_getBlockByNumber', 'ext2_getBlockByNumber'] as const;
+/** What evmnode must enable for the legacy cases (`[evm] enabled_legacy_ext_apis`). */
+export const LEGACY_METHODS: readonly string[] = LEGACY_BLOCK_VIEWS;
 
 const erc20 = new Interface(testToken().abi);
 const QUANTITY = /^0x(0|[1-9a-f][0-9a-f]*)$/;
@@ -89,12 +99,20 @@ export const METHOD_CASES: readonly MethodCase[] = [
     },
   },
   {
-    name: 'eth_getBlockByNumber(latest, true)',
+    name: LATEST_FULL_BLOCK,
     calls: 1,
     blocksNeeded: 1,
     targets: [],
     build: () => single('eth_getBlockByNumber', ['latest', true], (result) => isBlock(result)),
   },
+  ...LEGACY_BLOCK_VIEWS.map((method): MethodCase => ({
+    name: `${method}(latest, true)`,
+    calls: 1,
+    blocksNeeded: 1,
+    servers: ['evmnode'],
+    targets: [{ peer: 'evmnode', method: LATEST_FULL_BLOCK, atLeast: 0.9 }],
+    build: () => single(method, ['latest', true], (result) => isBlock(result)),
+  })),
   {
     name: `batch of ${BATCH_SIZE} eth_getBlockByNumber(n, true)`,
     calls: BATCH_SIZE,

@@ -1,7 +1,8 @@
 /**
  * `npm run bench:methods [-- --duration <s>]`: throughput and latency of evmnode's read and
  * simulation methods (`eth_blockNumber`, `eth_getBalance`, `eth_call`, `eth_estimateGas`,
- * `eth_getBlockByNumber` alone and in batches) against anvil in the same run, at 32 requests in
+ * `eth_getBlockByNumber` alone and in batches) against anvil in the same run, and evmnode's legacy
+ * `ext_`/`ext2_getBlockByNumber` against its own `eth_getBlockByNumber`, at 32 requests in
  * flight over keep-alive HTTP. Both servers are child processes with 400 ms blocks whose chains are
  * prepared with the same transactions (see `method-fixture.ts`). Then the cost of the legacy gate
  * on `eth_blockNumber` (see `gate-cost.ts`).
@@ -22,7 +23,7 @@ import {
   type HttpSamples,
   type PostedCall,
 } from './http-load.js';
-import { METHOD_CASES, type Fixture, type MethodCase, type Ratio } from './method-calls.js';
+import { LEGACY_METHODS, METHOD_CASES, type Fixture, type MethodCase, type Ratio } from './method-calls.js';
 import { prepareFixture } from './method-fixture.js';
 import { anvilBinary } from './targets.js';
 import { formatTable } from './text-table.js';
@@ -42,6 +43,8 @@ const EVMNODE_OPTIONS = [
   // Any free port: the gate rows run two nodes at once, and other nodes may run on the machine.
   '--native.rpc_port',
   '0',
+  '--evm.enabled_legacy_ext_apis',
+  LEGACY_METHODS.join(','),
 ];
 const ANVIL_CHAIN_ID = 31337n;
 /** Ample for the 100 blocks a batch reads: 40 s of 400 ms blocks. */
@@ -144,6 +147,7 @@ async function measure(prepared: readonly Prepared[], seconds: number): Promise<
   for (const method of METHOD_CASES) {
     const turns: { server: ChainServer; call: PostedCall; runs: HttpSamples[] }[] = [];
     for (const { server, fixture } of prepared) {
+      if (method.servers !== undefined && !method.servers.includes(server.name)) continue;
       const call = method.build(fixture, await headWithBlocks(server.url, method.blocksNeeded));
       console.error(`${server.name} ${method.name}: warming up`);
       await runHttpLoad(server.url, call, IN_FLIGHT, WARMUP_SECONDS);
@@ -196,10 +200,12 @@ function report(results: Results): void {
     const anvil = results.get('anvil')?.get(method);
     const ratio = mine && anvil ? (mine.requestsPerSecond / anvil.requestsPerSecond).toFixed(2) : 'n/a';
     const targets = method.targets.map(
-      ({ peer, atLeast, knownRate }) =>
-        `≥ ${atLeast}× ${peer}${knownRate === undefined ? '' : ` (${knownRate}/s, measured separately)`}`,
+      ({ peer, atLeast, knownRate, method: peerMethod }) =>
+        `≥ ${atLeast}× ${peer}${peerMethod === undefined ? '' : ` ${peerMethod}`}${knownRate === undefined ? '' : ` (${knownRate}/s, measured separately)`}`,
     );
-    const verdicts = method.targets.map((target) => verdict(mine, results.get(target.peer)?.get(method), target));
+    const verdicts = method.targets.map((target) =>
+      verdict(mine, results.get(target.peer)?.get(peerCase(method, target)), target),
+    );
     return [method.name, ratio, targets.join(', ') || '-', verdicts.join(', ') || '-'];
   });
   console.log();
@@ -212,6 +218,14 @@ function report(results: Results): void {
   );
   if (problems.length > 0) console.log(['', ...problems].join('\n'));
   console.log();
+}
+
+/** The case a target compares with: the same one on the peer, or the one it names. */
+function peerCase(method: MethodCase, target: Ratio): MethodCase {
+  if (target.method === undefined) return method;
+  const named = METHOD_CASES.find(({ name }) => name === target.method);
+  if (named === undefined) throw new Error(`${method.name}: its target names no method case "${target.method}"`);
+  return named;
 }
 
 /** A latency; NaN (no right answer at all) shows as `-`. */

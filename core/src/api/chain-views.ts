@@ -28,11 +28,16 @@ export interface ChainViews {
    */
   blockJson(ref: BlockRef, fullTransactions: boolean, view?: BlockView): RawJson | null | Promise<RawJson | null>;
   transactionCount(ref: BlockRef, view?: BlockView): Promise<PrefixedHexString | null>;
-  /** A committed transaction, else a pooled one (null block fields), else null. */
-  transactionByHash(hash: PrefixedHexString): Promise<JsonObject | null>;
+  /**
+   * A committed transaction, else a pooled one (null block fields), else null. In the `ext` view,
+   * also a synthetic transaction by its hash, and a native transaction in its synthetic form.
+   */
+  transactionByHash(hash: PrefixedHexString, view?: BlockView): Promise<JsonObject | null>;
   /** A pooled transaction as {@link transactionByHash} answers it: null block fields. */
   pooledTransaction(pooled: PoolTransaction): JsonObject;
-  transactionAt(ref: BlockRef, index: bigint): Promise<JsonObject | null>;
-  receipt(hash: PrefixedHexString): Promise<JsonObject | null>;
-  blockReceipts(ref: BlockRef): Promise<JsonObject[] | null>;
+  /** The transaction at `index` in the view's list of the block (synthetic ones first). */
+  transactionAt(ref: BlockRef, index: bigint, view?: BlockView): Promise<JsonObject | null>;
+  /** A receipt, with indexes and log indexes as the view numbers them; synthetic ones have type 0xffffffff. */
+  receipt(hash: PrefixedHexString, view?: BlockView): Promise<JsonObject | null>;
+  blockReceipts(ref: BlockRef, view?: BlockView): Promise<JsonObject[] | null>;
 }

@@ -99,7 +99,17 @@ export const coreSchema = {
     plugins: {
       doc: 'Plugins to load, in order: built-in names, npm package names or paths to a plugin folder.',
       format: 'string-list',
-      default: ['eth-query', 'eth-send', 'filters', 'subscriptions', 'hosted-keys', 'debug-trace', 'txpool'],
+      default: [
+        'eth-query',
+        'eth-send',
+        'filters',
+        'subscriptions',
+        'hosted-keys',
+        'debug-trace',
+        'txpool',
+        'ext-legacy',
+        'ext2-legacy',
+      ],
     },
     disable_tags: {
       doc: 'Plugins carrying any of these tags are not loaded (e.g. ["hosted-key"] on public nodes).',

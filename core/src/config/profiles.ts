@@ -22,6 +22,8 @@ export const NETWORK_PROFILES: Readonly<Record<NetworkName, Readonly<Record<stri
       'hosted-keys',
       'debug-trace',
       'txpool',
+      'ext-legacy',
+      'ext2-legacy',
       'native-gateway',
     ],
     // Dapps under development are served from localhost on any port.

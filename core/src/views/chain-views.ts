@@ -2,13 +2,13 @@ import { createTxFromRLP, type TxOptions } from '@ethereumjs/tx';
 import type { PrefixedHexString } from '@ethereumjs/util';
 import { LRUCache } from 'lru-cache';
 import { formatBlock } from './block-json.js';
-import { formatReceipt } from './receipt-json.js';
-import { formatSyntheticTransaction } from './synthetic-json.js';
+import { formatReceipt, type ReceiptShift } from './receipt-json.js';
+import { formatSyntheticReceipt, formatSyntheticTransaction } from './synthetic-json.js';
 import { formatTransaction } from './transaction-json.js';
 import type { Chain } from '../chain/chain.js';
 import type { TxLocation } from '../api/chain-reader.js';
 import { fastTxOptions } from '../chain/pool/raw-transaction.js';
-import type { BlockRecord } from '../chain/records.js';
+import type { BlockRecord, SyntheticTxRecord } from '../chain/records.js';
 import type { BlockRef } from '../rpc/block-codecs.js';
 import { RawJson } from '../rpc/raw-json.js';
 import { InvalidInputError, SyntheticTxError } from '../errors/rpc-error.js';
@@ -107,16 +107,28 @@ export class StoredChainViews implements ChainViews {
     return `0x${(syntheticHashes(record, view).length + record.transactions.length).toString(16)}`;
   }
 
-  /** A committed transaction, else a pool one (null block fields), else null. */
-  async transactionByHash(hash: PrefixedHexString): Promise<Json | null> {
+  /**
+   * A committed transaction, else a pool one (null block fields), else null. The `ext` view also
+   * finds a synthetic transaction by its hash, and a native transaction in its synthetic form.
+   */
+  async transactionByHash(hash: PrefixedHexString, view: BlockView = 'eth'): Promise<Json | null> {
     const location = await this.chain.store.locationOf(hash);
     if (location !== undefined) {
       const block = await this.chain.store.blockAt(location.height);
-      return block === undefined ? null : this.#committedTransaction(block, location.index);
+      return block === undefined
+        ? null
+        : this.#committedTransaction(block, location.index, syntheticHashes(block, view).length);
     }
     const pooled = this.chain.pool.byHash(hash);
     if (pooled !== undefined) return this.pooledTransaction(pooled);
     const bytes = hexBytes(hash);
+    if (view !== 'eth') {
+      const synthetic = await this.#placedSynthetic(hash, view);
+      if (synthetic !== undefined)
+        return formatSyntheticTransaction(synthetic.record, synthetic.block, synthetic.index);
+      const native = await this.chain.store.nativeTransaction(bytes);
+      if (native !== undefined) return this.#nativeInSyntheticForm(native.synthetic, view);
+    }
     if (
       (await this.chain.store.evmHashOfNative(bytes)) !== undefined ||
       (await this.chain.store.nativeTransaction(bytes)) !== undefined
@@ -130,29 +142,84 @@ export class StoredChainViews implements ChainViews {
     return formatTransaction(pooled.tx, { hash: pooled.hash, from: pooled.sender });
   }
 
-  async transactionAt(ref: BlockRef, index: bigint): Promise<Json | null> {
+  async transactionAt(ref: BlockRef, index: bigint, view: BlockView = 'eth'): Promise<Json | null> {
     const block = await this.#blockRecord(ref);
-    if (block === undefined || index > MAX_TRANSACTION_INDEX || index >= BigInt(block.transactions.length)) return null;
-    return this.#committedTransaction(block, Number(index));
+    if (block === undefined || index > MAX_TRANSACTION_INDEX) return null;
+    const synthetic = syntheticHashes(block, view);
+    const position = Number(index);
+    if (position < synthetic.length) return this.#syntheticTransaction(block, synthetic[position]!, position);
+    if (position >= synthetic.length + block.transactions.length) return null;
+    return this.#committedTransaction(block, position - synthetic.length, synthetic.length);
   }
 
-  async receipt(hash: PrefixedHexString): Promise<Json | null> {
+  async receipt(hash: PrefixedHexString, view: BlockView = 'eth'): Promise<Json | null> {
     const location = await this.chain.store.locationOf(hash);
-    if (location === undefined) return null;
+    if (location === undefined) {
+      if (view === 'eth') return null;
+      const synthetic = await this.#placedSynthetic(hash, view);
+      return synthetic === undefined
+        ? null
+        : formatSyntheticReceipt(synthetic.record, synthetic.block, synthetic.index);
+    }
     const [receipt, block] = await Promise.all([
       this.chain.store.receiptAt(location),
       this.chain.store.blockAt(location.height),
     ]);
-    return receipt === undefined || block === undefined ? null : formatReceipt(receipt, block);
+    if (receipt === undefined || block === undefined) return null;
+    return view === 'eth'
+      ? formatReceipt(receipt, block)
+      : formatReceipt(receipt, block, await this.#shiftOf(block, view));
   }
 
-  async blockReceipts(ref: BlockRef): Promise<Json[] | null> {
+  async blockReceipts(ref: BlockRef, view: BlockView = 'eth'): Promise<Json[] | null> {
     const block = await this.#blockRecord(ref);
     if (block === undefined) return null;
-    const receipts = await Promise.all(
-      block.transactions.map((_, index) => this.chain.store.receiptAt({ height: block.height, index })),
-    );
-    return receipts.map((receipt) => formatReceipt(receipt!, block));
+    const synthetic = syntheticHashes(block, view);
+    const [records, receipts] = await Promise.all([
+      Promise.all(synthetic.map((hash) => this.#syntheticRecord(block, hash))),
+      Promise.all(block.transactions.map((_, index) => this.chain.store.receiptAt({ height: block.height, index }))),
+    ]);
+    if (view === 'eth') return receipts.map((receipt) => formatReceipt(receipt!, block));
+    const shift = { transactions: synthetic.length, logs: syntheticLogCount(records) };
+    return [
+      ...records.map((record, index) => formatSyntheticReceipt(record, block, index)),
+      ...receipts.map((receipt) => formatReceipt(receipt!, block, shift)),
+    ];
+  }
+
+  /** Where a legacy view puts a block's EVM receipts: after its synthetic transactions and their logs. */
+  async #shiftOf(block: BlockRecord, view: BlockView): Promise<ReceiptShift> {
+    const synthetic = syntheticHashes(block, view);
+    const records = await Promise.all(synthetic.map((hash) => this.#syntheticRecord(block, hash)));
+    return { transactions: synthetic.length, logs: syntheticLogCount(records) };
+  }
+
+  /**
+   * A synthetic transaction with its block and its place in the view's list; one the view does not
+   * list (a bank send, in `ext`) takes its place among all the block's synthetic transactions.
+   */
+  async #placedSynthetic(
+    hash: PrefixedHexString,
+    view: BlockView,
+  ): Promise<{ record: SyntheticTxRecord; block: BlockRecord; index: number } | undefined> {
+    const record = await this.chain.store.syntheticTransaction(hash);
+    if (record === undefined) return undefined;
+    const native = await this.chain.store.nativeTransaction(hexBytes(record.nativeHash));
+    const block = native === undefined ? undefined : await this.chain.store.blockAt(native.height);
+    if (block === undefined) return undefined;
+    const listed = syntheticHashes(block, view).indexOf(hash);
+    return { record, block, index: listed >= 0 ? listed : block.synthetic.ext2.indexOf(hash) };
+  }
+
+  /**
+   * A native transaction as the `ext` view shows it: the first of the synthetic transactions it
+   * yielded that the view lists, else its first one (its bank send); null when it yielded none.
+   */
+  async #nativeInSyntheticForm(yielded: readonly PrefixedHexString[], view: BlockView): Promise<Json | null> {
+    const placed = await Promise.all(yielded.map((hash) => this.#placedSynthetic(hash, view)));
+    const found = placed.filter((entry) => entry !== undefined);
+    const shown = found.find(({ block, record }) => syntheticHashes(block, view).includes(record.hash)) ?? found[0];
+    return shown === undefined ? null : formatSyntheticTransaction(shown.record, shown.block, shown.index);
   }
 
   async #blockRecord(ref: BlockRef): Promise<BlockRecord | undefined> {
@@ -161,13 +228,18 @@ export class StoredChainViews implements ChainViews {
     return height === this.chain.head().height ? this.chain.head() : this.chain.store.blockAt(height);
   }
 
-  /** A synthetic transaction of a legacy view; a record its block names but the store lacks is -32501. */
+  /** A synthetic transaction of a legacy view. */
   async #syntheticTransaction(block: BlockRecord, hash: PrefixedHexString, index: number): Promise<Json> {
+    return formatSyntheticTransaction(await this.#syntheticRecord(block, hash), block, index);
+  }
+
+  /** The stored record of a synthetic transaction its block names; one the store lacks is -32501. */
+  async #syntheticRecord(block: BlockRecord, hash: PrefixedHexString): Promise<SyntheticTxRecord> {
     const synthetic = await this.chain.store.syntheticTransaction(hash);
     if (synthetic === undefined) {
       throw new SyntheticTxError(`synthetic transaction ${hash} of block ${block.height} has no stored record`);
     }
-    return formatSyntheticTransaction(synthetic, block, index);
+    return synthetic;
   }
 
   /** An EVM transaction; `offset` is how many synthetic transactions the view lists before it. */
@@ -194,6 +266,10 @@ export class StoredChainViews implements ChainViews {
 
 function syntheticHashes(block: BlockRecord, view: BlockView): readonly PrefixedHexString[] {
   return view === 'eth' ? [] : block.synthetic[view];
+}
+
+function syntheticLogCount(records: readonly SyntheticTxRecord[]): number {
+  return records.reduce((count, record) => count + record.logs.length, 0);
 }
 
 function hexBytes(hash: PrefixedHexString): Uint8Array {

@@ -1,35 +1,16 @@
 import {
   address,
-  blockNumberOrTag,
   blockRef,
-  blockRefOf,
-  blockRefOfHash,
-  codec,
-  CodecError,
   defineMethod,
   hash,
   InvalidInputError,
-  isCodecError,
   LATEST_BLOCK,
   toQuantity,
-  uint64,
+  transactionViewMethods,
   type ChainReader,
   type TxPoolReader,
   type ChainViews,
 } from '@evmnode/core';
-
-/**
- * geth's `hexutil.Uint`, the type of a transaction index: read as a 64-bit quantity, with its own
- * type name in errors (`... into Go value of type hexutil.Uint`).
- */
-const uint = codec('hexutil.Uint', (value): bigint => {
-  try {
-    return uint64.decode(value);
-  } catch (error) {
-    if (isCodecError(error) && error.goType !== undefined) throw new CodecError(error.reason, 'hexutil.Uint');
-    throw error;
-  }
-});
 
 /** §4.2: transactions by hash or position, receipts, nonces and VM errors. */
 export function transactionMethods(chain: ChainReader, pool: TxPoolReader, views: ChainViews) {
@@ -41,22 +22,7 @@ export function transactionMethods(chain: ChainReader, pool: TxPoolReader, views
   }
 
   return [
-    defineMethod({
-      name: 'eth_getTransactionByHash',
-      params: [hash],
-      handler: ([txHash]) => views.transactionByHash(txHash),
-    }),
-    defineMethod({ name: 'eth_getTransactionReceipt', params: [hash], handler: ([txHash]) => views.receipt(txHash) }),
-    defineMethod({
-      name: 'eth_getTransactionByBlockNumberAndIndex',
-      params: [blockNumberOrTag, uint],
-      handler: ([number, index]) => views.transactionAt(blockRefOf(number), index),
-    }),
-    defineMethod({
-      name: 'eth_getTransactionByBlockHashAndIndex',
-      params: [hash, uint],
-      handler: ([blockHash, index]) => views.transactionAt(blockRefOfHash(blockHash), index),
-    }),
+    ...transactionViewMethods(views, { prefix: 'eth', view: 'eth' }),
     defineMethod({
       name: 'eth_getTransactionCount',
       params: [address, blockRef.optional(LATEST_BLOCK)],

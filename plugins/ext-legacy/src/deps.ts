@@ -1,0 +1,6 @@
+import { CoreTokens } from '@evmnode/core';
+
+/** The services ext-legacy's setup receives. */
+export const deps = { views: CoreTokens.ChainViews };
+
+export type Deps = typeof deps;
