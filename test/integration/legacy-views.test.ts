@@ -119,33 +119,33 @@ describe('the eth_, ext_ and ext2_ views of one block: [native send, EVM transac
     expect(stored.nativeTransactions).to.deep.equal(native);
     [pointerTransfer] = stored.synthetic.ext as [string];
     bankSends = [stored.synthetic.ext2[0]!, stored.synthetic.ext2[1]!];
-    // The pointer send yields a bank send (ext2) and a pointer transfer (ext and ext2).
-    expect(stored.synthetic.ext2).to.deep.equal([...bankSends, pointerTransfer]);
+    // decisions.md D5: the pointer send is a bank send in ext2, a pointer transfer (with its Transfer log) in ext.
+    expect(stored.synthetic.ext2).to.deep.equal(bankSends);
   });
   after(() => node.stop());
 
-  it('lists the EVM transactions, then also the pointer transfer, then also the bank sends', async () => {
+  it('lists the EVM transactions: alone (eth), after the pointer transfer (ext), after the bank sends (ext2)', async () => {
     const lists = async (method: string, ref: string) =>
       (await rpc(node.url, method, [ref, false])).result.transactions;
     expect(await lists('eth_getBlockByNumber', height)).to.deep.equal(evm);
     expect(await lists('ext_getBlockByNumber', height)).to.deep.equal([pointerTransfer, ...evm]);
-    expect(await lists('ext2_getBlockByNumber', height)).to.deep.equal([...bankSends, pointerTransfer, ...evm]);
+    expect(await lists('ext2_getBlockByNumber', height)).to.deep.equal([...bankSends, ...evm]);
     expect(await lists('ext_getBlockByHash', blockHash)).to.deep.equal([pointerTransfer, ...evm]);
-    expect(await lists('ext2_getBlockByHash', blockHash)).to.deep.equal([...bankSends, pointerTransfer, ...evm]);
+    expect(await lists('ext2_getBlockByHash', blockHash)).to.deep.equal([...bankSends, ...evm]);
     const counts = await Promise.all(
       ['eth', 'ext', 'ext2'].flatMap((prefix) => [
         rpc(node.url, `${prefix}_getBlockTransactionCountByNumber`, [height]),
         rpc(node.url, `${prefix}_getBlockTransactionCountByHash`, [blockHash]),
       ]),
     );
-    expect(counts.map((answer) => answer.result)).to.deep.equal(['0x2', '0x2', '0x3', '0x3', '0x5', '0x5']);
+    expect(counts.map((answer) => answer.result)).to.deep.equal(['0x2', '0x2', '0x3', '0x3', '0x4', '0x4']);
   });
 
   it('gives each transaction the same index in the block, by index and in its receipt, per view', async () => {
     const views = {
       eth: evm,
       ext: [pointerTransfer, ...evm],
-      ext2: [...bankSends, pointerTransfer, ...evm],
+      ext2: [...bankSends, ...evm],
     };
     for (const [prefix, hashes] of Object.entries(views)) {
       const full: any[] = (await rpc(node.url, `${prefix}_getBlockByNumber`, [height, true])).result.transactions;
@@ -223,16 +223,16 @@ describe('the eth_, ext_ and ext2_ views of one block: [native send, EVM transac
       transactionIndex: '0x0',
       type: '0xffffffff',
     });
-    // In ext2 the same transfer comes after the two bank sends; its log keeps its place.
+    // In ext2 the same native send is a bank send, without the pointer's log (decisions.md D5).
     const ext2Receipts = (await rpc(node.url, 'ext2_getBlockReceipts', [height])).result;
-    expect(ext2Receipts[2].logs).to.deep.equal([{ ...transferLog, transactionIndex: '0x2' }]);
     expect(ext2Receipts[0]).to.deep.include({ transactionHash: bankSends[0], type: '0xffffffff', logs: [] });
+    expect(ext2Receipts[1]).to.deep.include({ transactionHash: bankSends[1], type: '0xffffffff', logs: [] });
     // eth_ knows none of it.
     expect((await rpc(node.url, 'eth_getTransactionReceipt', [pointerTransfer])).result).to.equal(null);
     expect((await rpc(node.url, 'eth_getTransactionByHash', [pointerTransfer])).result).to.equal(null);
   });
 
-  it('numbers the EVM token transfer log after the synthetic one in the ext views, as the ext log query does', async () => {
+  it('numbers the EVM token transfer log after the synthetic one in the ext view, as the ext log query does, and first in ext2', async () => {
     const evmLog = (transactionIndex: string, logIndex: string) => ({
       address: pointer,
       topics: [TRANSFER_TOPIC, word(devWallet(4).address), word(tokenReceiver)],
@@ -250,8 +250,8 @@ describe('the eth_, ext_ and ext2_ views of one block: [native send, EVM transac
     const extLog = { ...evmLog('0x2', '0x1'), synthetic: false };
     expect((await rpc(node.url, 'ext_getTransactionReceipt', [evm[1]])).result.logs).to.deep.equal([extLog]);
     expect((await rpc(node.url, 'ext_getBlockReceipts', [height])).result[2].logs).to.deep.equal([extLog]);
-    expect((await rpc(node.url, 'ext2_getBlockReceipts', [height])).result[4].logs).to.deep.equal([
-      { ...evmLog('0x4', '0x1'), synthetic: false },
+    expect((await rpc(node.url, 'ext2_getBlockReceipts', [height])).result[3].logs).to.deep.equal([
+      { ...evmLog('0x3', '0x0'), synthetic: false },
     ]);
     const logQuery = new IndexedLogQuery(node.node.chain, { maxBlocks: 2000, maxOpenEndedLogs: 10_000 });
     const logs = (await logQuery.logs({ blockHash: blockHash as `0x${string}`, topics: [] }, 'ext')).toJSON() as any[];

@@ -40,7 +40,7 @@ export interface BlockRecord {
   readonly nativeTransactions: readonly PrefixedHexString[];
   /**
    * The synthetic transactions each legacy view shows before the EVM ones (decisions.md D5):
-   * `ext`, pointer transfers; `ext2`, bank sends and pointer transfers. `eth_` shows none.
+   * `ext`, pointer transfers; `ext2`, bank sends. `eth_` shows none.
    */
   readonly synthetic: { readonly ext: readonly PrefixedHexString[]; readonly ext2: readonly PrefixedHexString[] };
   /** (gas used, effective priority fee) of each transaction, sorted by fee: the input of fee-history percentiles. */

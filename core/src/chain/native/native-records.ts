@@ -41,8 +41,9 @@ export function nativeRecordsOf(
         input: draft.input,
         logs,
       });
+      // decisions.md D5: pointer transfers show in the `ext_` views only, bank sends in `ext2_`.
       if (draft.kind === 'pointer-transfer') ext.push(draft.hash);
-      ext2.push(draft.hash);
+      else ext2.push(draft.hash);
     }
     stored.push({
       hash: nativeHash,
