@@ -12,6 +12,7 @@ import {
   sign,
   submit,
   submitTogether,
+  untilHeight,
   waitForReceipt,
 } from '../support/chain-kit.js';
 import { post } from '../support/rpc-client.js';
@@ -158,6 +159,8 @@ describe('debug-trace: the trace cache', function () {
       ]);
       await answerText(node, 'debug_traceTransaction', [hash, { tracer: 'noopTracer' }]);
       const empty = mixed.height + 1;
+      // A slow machine may not have made it yet.
+      await untilHeight(node.node.chain, empty);
       const emptyBlock = await answerText(node, 'debug_traceBlockByNumber', [
         `0x${empty.toString(16)}`,
         { tracer: 'callTracer' },
