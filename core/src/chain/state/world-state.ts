@@ -47,26 +47,24 @@ export class WorldState extends MerkleStateManager {
   }
 
   override getAccount(address: Address): Promise<Account | undefined> {
-    return this.#observed('read', 'account', address, undefined, () => super.getAccount(address), accountBytes);
+    if (!this.#observing) return super.getAccount(address);
+    return this.#reported('read', 'account', address, undefined, () => super.getAccount(address), accountBytes);
   }
 
   override putAccount(address: Address, account: Account | undefined): Promise<void> {
-    return this.#observed(
-      'write',
-      'account',
-      address,
-      undefined,
-      () => super.putAccount(address, account),
-      () => accountBytes(account),
-    );
+    if (!this.#observing) return super.putAccount(address, account);
+    const put = () => super.putAccount(address, account);
+    return this.#reported('write', 'account', address, undefined, put, () => accountBytes(account));
   }
 
   override deleteAccount(address: Address): Promise<void> {
-    return this.#observed('write', 'account', address, undefined, () => super.deleteAccount(address), noBytes);
+    if (!this.#observing) return super.deleteAccount(address);
+    return this.#reported('write', 'account', address, undefined, () => super.deleteAccount(address), noBytes);
   }
 
   override getCode(address: Address): Promise<Uint8Array> {
-    return this.#observed(
+    if (!this.#observing) return super.getCode(address);
+    return this.#reported(
       'read',
       'code',
       address,
@@ -77,7 +75,8 @@ export class WorldState extends MerkleStateManager {
   }
 
   override putCode(address: Address, code: Uint8Array): Promise<void> {
-    return this.#observed(
+    if (!this.#observing) return super.putCode(address, code);
+    return this.#reported(
       'write',
       'code',
       address,
@@ -88,7 +87,8 @@ export class WorldState extends MerkleStateManager {
   }
 
   override getStorage(address: Address, slot: Uint8Array): Promise<Uint8Array> {
-    return this.#observed(
+    if (!this.#observing) return super.getStorage(address, slot);
+    return this.#reported(
       'read',
       'storage',
       address,
@@ -99,36 +99,24 @@ export class WorldState extends MerkleStateManager {
   }
 
   override putStorage(address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
-    return this.#observed(
-      'write',
-      'storage',
-      address,
-      slot,
-      () => super.putStorage(address, slot, value),
-      () => value,
-    );
+    if (!this.#observing) return super.putStorage(address, slot, value);
+    const put = () => super.putStorage(address, slot, value);
+    return this.#reported('write', 'storage', address, slot, put, () => value);
   }
 
   /** Every slot of `address` cleared: reported as a write of its storage key without a slot. */
   override clearStorage(address: Address): Promise<void> {
-    return this.#observed('write', 'storage', address, undefined, () => super.clearStorage(address), noBytes);
+    if (!this.#observing) return super.clearStorage(address);
+    return this.#reported('write', 'storage', address, undefined, () => super.clearStorage(address), noBytes);
   }
 
-  #observed<T>(
-    op: StateAccess['op'],
-    kind: StateRecordKind,
-    address: Address,
-    slot: Uint8Array | undefined,
-    run: () => Promise<T>,
-    valueOf: (result: T) => Uint8Array,
-  ): Promise<T> {
-    const observer = this.accessObserver;
-    if (observer === undefined || this.#nested > 0) return run();
-    return this.#reported(observer, op, kind, address, slot, run, valueOf);
+  /** Whether this operation is reported: an observer is set and no reported operation is under way. */
+  get #observing(): boolean {
+    return this.accessObserver !== undefined && this.#nested === 0;
   }
 
+  /** Runs `run` and reports it; only the state's own methods call this, after checking {@link #observing}. */
   async #reported<T>(
-    observer: (access: StateAccess) => void,
     op: StateAccess['op'],
     kind: StateRecordKind,
     address: Address,
@@ -136,6 +124,7 @@ export class WorldState extends MerkleStateManager {
     run: () => Promise<T>,
     valueOf: (result: T) => Uint8Array,
   ): Promise<T> {
+    const observer = this.accessObserver!;
     this.#nested++;
     try {
       const result = await run();
