@@ -87,7 +87,8 @@ export {
   nativeAddressOfKey,
   NativeAddressError,
 } from './chain/native/addresses.js';
-export { MsgAssociate, MsgRegisterPointer } from './chain/native/messages.js';
+export { MsgAssociate, MsgAssociateBySignature, MsgRegisterPointer } from './chain/native/messages.js';
+export { associationBySignatureTx } from './chain/native/native-transaction.js';
 export type { StringFieldsType } from './chain/native/messages.js';
 export { pointerAddressOf } from './chain/native/pointers.js';
 export type {

@@ -1,13 +1,14 @@
 import { bech32 } from '@scure/base';
 import { expect } from 'chai';
-import { getAddress, getBytes, ripemd160, sha256, SigningKey, Wallet } from 'ethers';
+import { getAddress, getBytes, Interface, keccak256, ripemd160, sha256, SigningKey, toUtf8Bytes, Wallet } from 'ethers';
 import { devAccounts } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
-import { devWallet, GWEI, sign, submit, waitForReceipt } from '../support/chain-kit.js';
+import { devWallet, GWEI, sign, sleep, submit, waitForReceipt } from '../support/chain-kit.js';
 import { nativeSigner, sendNative } from '../support/native-kit.js';
 import { rpc } from '../support/rpc-client.js';
 
 const METHODS = [
+  'ext_associate',
   'ext_getNativeAddress',
   'ext_getEVMAddress',
   'ext_getNativeTx',
@@ -23,6 +24,19 @@ const nativeAddressOfKey = (privateKey: string): string =>
   bech32.encode('sei', bech32.toWords(getBytes(ripemd160(sha256(SigningKey.computePublicKey(privateKey, true))))));
 const castOf = (evmAddress: string): string => bech32.encode('sei', bech32.toWords(getBytes(evmAddress)));
 const invalid = (message: string) => ({ code: -32000, message });
+const rejected = (message: string, code: number, codespace: string) => ({
+  code: -32003,
+  message,
+  data: { code, codespace },
+});
+const ADDR_PRECOMPILE = '0x0000000000000000000000000000000000001004';
+const addrAbi = new Interface(['function getSeiAddr(address addr) view returns (string)']);
+
+/** interface.md §2.9: the key's signature over keccak256 of the message, v as the recovery id. */
+function associationRequest(key: SigningKey, message: string) {
+  const signature = key.sign(keccak256(toUtf8Bytes(message)));
+  return { custom_message: message, r: signature.r, s: signature.s, v: `0x${signature.yParity}` };
+}
 
 describe('ext_ association, native-transaction, signing and error methods', function () {
   this.timeout(60_000);
@@ -89,6 +103,64 @@ describe('ext_ association, native-transaction, signing and error methods', func
       );
       expect((await call('ext_getEVMAddress', ['sei1notanaddress'])).error).to.deep.equal(
         invalid('decoding bech32 failed: Unknown letter "o". Allowed: qpzry9x8gf2tvdw0s3jn54khce6mua7l'),
+      );
+    });
+  });
+
+  describe('ext_associate', () => {
+    it('associates a fresh funded key: ext_getNativeAddress and the addr precompile then agree', async () => {
+      const fresh = Wallet.createRandom();
+      const funding = await sign(devWallet(9), {
+        to: fresh.address,
+        value: 1n,
+        gasLimit: 21_000n,
+        maxFeePerGas: 100n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+        nonce: 0,
+        chainId: 713714n,
+      });
+      await waitForReceipt(node.url, await submit(node.url, funding));
+      const expected = nativeAddressOfKey(fresh.privateKey);
+      expect((await call('ext_getNativeAddress', [fresh.address])).error).to.deep.equal(
+        invalid(`failed to find native address for ${fresh.address}`),
+      );
+
+      const answer = await call('ext_associate', [associationRequest(fresh.signingKey, 'associate me')]);
+      expect(answer).to.deep.equal({ jsonrpc: '2.0', id: 1, result: null });
+      let native = await call('ext_getNativeAddress', [fresh.address]);
+      for (let tries = 0; native.error !== undefined && tries < 50; tries++) {
+        await sleep(200);
+        native = await call('ext_getNativeAddress', [fresh.address]);
+      }
+      expect(native.result).to.equal(expected);
+      const precompile = await call('eth_call', [
+        { to: ADDR_PRECOMPILE, data: addrAbi.encodeFunctionData('getSeiAddr', [fresh.address]) },
+        'latest',
+      ]);
+      expect(addrAbi.decodeFunctionResult('getSeiAddr', precompile.result)[0]).to.equal(expected);
+      expect((await call('ext_getEVMAddress', [expected])).result).to.equal(fresh.address.toLowerCase());
+    });
+
+    it('refuses an associated key with the native check code', async () => {
+      const answer = await call('ext_associate', [associationRequest(new SigningKey(sender.privateKey), 'again')]);
+      expect(answer.error).to.deep.equal(rejected('account already has association set', 2, 'evm'));
+    });
+
+    it('refuses a key without funds with the native check code', async () => {
+      const answer = await call('ext_associate', [associationRequest(Wallet.createRandom().signingKey, 'no funds')]);
+      expect(answer.error).to.deep.equal(
+        rejected('account needs to have at least 1 wei to force association', 3, 'evm'),
+      );
+    });
+
+    it('refuses a signature whose v is no recovery id', async () => {
+      const request = { ...associationRequest(Wallet.createRandom().signingKey, 'bad v'), v: '0x1b' };
+      expect((await call('ext_associate', [request])).error).to.deep.equal(
+        rejected(
+          'invalid association signature: r and s must be hex of at most 32 bytes and v 0 or 1: unauthorized',
+          4,
+          'sdk',
+        ),
       );
     });
   });

@@ -7,6 +7,7 @@ import {
 } from '@evmnode/core';
 import type { Deps } from './deps.js';
 import { addressMethods } from './methods/addresses.js';
+import { associateMethod } from './methods/associate.js';
 import { nativeTransactionMethods } from './methods/native-transactions.js';
 
 const ext = { prefix: 'ext', view: 'ext' } as const;
@@ -18,6 +19,7 @@ const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
   rpc.register(
     [
       ...addressMethods(deps.chain),
+      associateMethod(deps.native),
       ...nativeTransactionMethods(deps.chain, deps.native),
       ...nonceAndErrorMethods(deps.chain, deps.pool, 'ext'),
       personalSignMethod(deps.keys, 'ext'),
