@@ -163,6 +163,13 @@ describe('ext_ association, native-transaction, signing and error methods', func
         ),
       );
     });
+
+    it('refuses a signature no key recovers from', async () => {
+      const request = { custom_message: 'zero', r: '0x00', s: '0x00', v: '0x0' };
+      expect((await call('ext_associate', [request])).error).to.deep.equal(
+        rejected('invalid association signature: no key recovers from it: unauthorized', 4, 'sdk'),
+      );
+    });
   });
 
   describe('ext_getNativeTx, its alias ext_getCosmosTx and ext_getEvmTx', () => {
