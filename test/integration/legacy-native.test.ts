@@ -5,7 +5,7 @@ import { devAccounts } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, GWEI, sign, sleep, submit, waitForReceipt } from '../support/chain-kit.js';
 import { nativeSigner, sendNative } from '../support/native-kit.js';
-import { rpc } from '../support/rpc-client.js';
+import { post, rpc } from '../support/rpc-client.js';
 
 const METHODS = [
   'ext_associate',
@@ -224,6 +224,24 @@ describe('ext_ association, native-transaction, signing and error methods', func
       const signature = (await call('ext_sign', [wallet.address, message])).result;
       expect(signature).to.equal(await wallet.signMessage(getBytes(message)));
       expect(signature).to.equal((await call('eth_sign', [wallet.address, message])).result);
+    });
+
+    it('refuses a web page whose origin signing_origins does not list, as eth_sign does', async () => {
+      const origin = 'http://evil.example';
+      const body = (method: string) =>
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [devWallet(0).address, '0x00'] });
+      const headers = { 'content-type': 'application/json', origin };
+      const answer = JSON.parse((await post(node.url, body('ext_sign'), headers)).text) as {
+        error: { code: number; message: string };
+      };
+      expect(answer.error).to.deep.equal({
+        code: -32000,
+        message:
+          `ext_sign refused: origin ${origin} may not sign with this node's hosted keys; ` +
+          'to allow it, add it to signing_origins under [evm] in app.toml',
+      });
+      const eth = JSON.parse((await post(node.url, body('eth_sign'), headers)).text);
+      expect(eth.error.message).to.equal(answer.error.message.replace('ext_sign', 'eth_sign'));
     });
 
     it('answers an address without a hosted key as eth_sign does', async () => {
