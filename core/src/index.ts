@@ -87,7 +87,8 @@ export {
   nativeAddressOfKey,
   NativeAddressError,
 } from './chain/native/addresses.js';
-export { MsgAssociate, MsgRegisterPointer } from './chain/native/messages.js';
+export { MsgAssociate, MsgAssociateBySignature, MsgRegisterPointer } from './chain/native/messages.js';
+export { associationBySignatureTx } from './chain/native/native-transaction.js';
 export type { StringFieldsType } from './chain/native/messages.js';
 export { pointerAddressOf } from './chain/native/pointers.js';
 export type {
@@ -107,12 +108,14 @@ export { formatLog } from './views/log-json.js';
 export { formatHeader } from './views/block-json.js';
 export { blockViewMethods, transactionViewMethods } from './views/view-methods.js';
 export type { ViewNamespace } from './views/view-methods.js';
+export { nonceAndErrorMethods } from './views/nonce-error-methods.js';
 export { logCriteria } from './rpc/log-criteria-codec.js';
 export { RawJson } from './rpc/raw-json.js';
 export { newRpcId, rpcId } from './rpc/rpc-id.js';
 export { formatTransaction } from './views/transaction-json.js';
 export type { TransactionPlace } from './views/transaction-json.js';
 export type { KeyRing } from './keys/key-ring.js';
+export { personalSignMethod } from './keys/personal-sign.js';
 export { DEV_ACCOUNT_COUNT, devAccounts } from './chain/dev-accounts.js';
 export type { DevAccount } from './chain/dev-accounts.js';
 

@@ -45,6 +45,10 @@ export interface ChainReader {
   heightOf(hash: PrefixedHexString): Promise<number | undefined>;
   /** Where the committed EVM transaction `hash` is, or undefined when it is not committed. */
   locationOf(hash: PrefixedHexString): Promise<TxLocation | undefined>;
+  /** The SHA-256 hash of the native transaction wrapping the committed EVM transaction `hash`; undefined when none does. */
+  nativeTxHashOf(hash: PrefixedHexString): Promise<Uint8Array | undefined>;
+  /** The hash of the EVM transaction a committed native transaction (by its SHA-256 hash) wraps; undefined when none. */
+  evmTxHashOf(nativeHash: Uint8Array): Promise<PrefixedHexString | undefined>;
   receiptAt(location: TxLocation): Promise<ReceiptRecord | undefined>;
   /** The signed transaction as submitted (typed-transaction envelope). */
   rawTransactionAt(location: TxLocation): Promise<Uint8Array | undefined>;

@@ -187,6 +187,14 @@ export class Chain implements ChainReader, TxSubmitter {
     return this.store.locationOf(hash);
   }
 
+  nativeTxHashOf(hash: PrefixedHexString): Promise<Uint8Array | undefined> {
+    return this.store.nativeHashOf(hash);
+  }
+
+  evmTxHashOf(nativeHash: Uint8Array): Promise<PrefixedHexString | undefined> {
+    return this.store.evmHashOfNative(nativeHash);
+  }
+
   receiptAt(location: TxLocation): Promise<ReceiptRecord | undefined> {
     return this.store.receiptAt(location);
   }

@@ -1,10 +1,9 @@
-import type { PluginSetup } from '@evmnode/core';
+import { personalSignMethod, type PluginSetup } from '@evmnode/core';
 import type { Deps } from './deps.js';
 import { accounts } from './methods/accounts.js';
 import { fillTransaction } from './methods/fill-transaction.js';
 import { sendRawTransaction } from './methods/send-raw-transaction.js';
 import { sendTransaction } from './methods/send-transaction.js';
-import { sign } from './methods/sign.js';
 import { signTransaction } from './methods/sign-transaction.js';
 
 const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
@@ -14,7 +13,7 @@ const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
     sendRawTransaction(submitter, config.evm.slow),
     sendTransaction(keys, { ...services, submitter }, config.evm.slow),
     signTransaction(keys, services),
-    sign(keys),
+    personalSignMethod(keys, 'eth'),
     accounts(keys),
     fillTransaction(services),
   ]);

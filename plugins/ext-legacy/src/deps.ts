@@ -1,6 +1,12 @@
 import { CoreTokens } from '@evmnode/core';
 
 /** The services ext-legacy's setup receives. */
-export const deps = { views: CoreTokens.ChainViews };
+export const deps = {
+  views: CoreTokens.ChainViews,
+  chain: CoreTokens.ChainReader,
+  pool: CoreTokens.TxPoolReader,
+  native: CoreTokens.NativeLayer,
+  keys: CoreTokens.KeyRing,
+};
 
 export type Deps = typeof deps;

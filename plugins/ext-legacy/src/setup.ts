@@ -1,5 +1,14 @@
-import { blockViewMethods, transactionViewMethods, type PluginSetup } from '@evmnode/core';
+import {
+  blockViewMethods,
+  nonceAndErrorMethods,
+  personalSignMethod,
+  transactionViewMethods,
+  type PluginSetup,
+} from '@evmnode/core';
 import type { Deps } from './deps.js';
+import { addressMethods } from './methods/addresses.js';
+import { associateMethod } from './methods/associate.js';
+import { nativeTransactionMethods } from './methods/native-transactions.js';
 
 const ext = { prefix: 'ext', view: 'ext' } as const;
 
@@ -7,6 +16,16 @@ const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
   rpc.register([...blockViewMethods(deps.views, ext), ...transactionViewMethods(deps.views, ext)], {
     transports: ['http'],
   });
+  rpc.register(
+    [
+      ...addressMethods(deps.chain),
+      associateMethod(deps.native),
+      ...nativeTransactionMethods(deps.chain, deps.native),
+      ...nonceAndErrorMethods(deps.chain, deps.pool, 'ext'),
+      personalSignMethod(deps.keys, 'ext'),
+    ],
+    { transports: ['http'] },
+  );
 };
 
 export default setup;

@@ -47,3 +47,15 @@ export const MsgAssociate = stringFieldsType('/evmnode.native.v1.MsgAssociate', 
 
 /** Registers the ERC20 pointer of a native denomination, at its deterministic address. */
 export const MsgRegisterPointer = stringFieldsType('/evmnode.native.v1.MsgRegisterPointer', ['sender', 'denom']);
+
+/**
+ * Associates the key that signed keccak256(customMessage) (`ext_associate`, decisions.md D5): `r`
+ * and `s` in hex, `v` the recovery id (0 or 1). It travels alone in a transaction with no signer
+ * info, signature or fee of its own: the signature in the message authenticates it.
+ */
+export const MsgAssociateBySignature = stringFieldsType('/evmnode.native.v1.MsgAssociateBySignature', [
+  'customMessage',
+  'r',
+  's',
+  'v',
+]);

@@ -70,7 +70,8 @@ export function requiredFee(gasLimit: bigint, minGasPrice: bigint): bigint {
 
 /** One of a transaction's checks before its messages (the SDK's ante handler). */
 interface AnteOutcome {
-  readonly account: NativeAccount;
+  /** The signer's account; undefined for a transaction signed by its message, which has no sequence to advance. */
+  readonly account: NativeAccount | undefined;
   readonly payer: Uint8Array;
 }
 
@@ -84,6 +85,11 @@ export async function checkAnte(
   rules: NativeRules,
   pendingAhead: bigint,
 ): Promise<AnteOutcome> {
+  if (tx.signedByMessage) {
+    const payer = await bankAccountOf(state, tx.signer.bytes);
+    await checkFreeAssociation(state, tx, new Bank(state, rules.denoms), payer);
+    return { account: undefined, payer };
+  }
   const gasUsed = gasUsedBy(tx);
   if (gasUsed > tx.gasLimit) {
     throw NativeError.sdk(
@@ -179,7 +185,7 @@ export async function deliver(
     hexToBytes(ChainParams.feeCollector),
     tx.fee.filter(({ denom }) => denom === rules.denoms.base),
   );
-  await new Auth(state).signed(ante.account, tx.signer.bytes, tx.pubKey);
+  if (ante.account !== undefined) await new Auth(state).signed(ante.account, tx.signer.bytes, tx.pubKey);
   const txEvents = transactionEvents(tx);
   const gasUsed = gasUsedBy(tx);
   let running = 0;

@@ -6,9 +6,10 @@ import { AuthInfo, SignDoc, TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1
 import secp256k1 from 'secp256k1';
 import { decodeNativeAddress, encodeNativeAddress, nativeAddressOfKey, NativeAddressError } from './addresses.js';
 import { parseCoins } from './coins.js';
-import { MsgAssociate, MsgRegisterPointer } from './messages.js';
+import { MsgAssociate, MsgAssociateBySignature, MsgRegisterPointer } from './messages.js';
 import { NativeError, SdkError } from './native-error.js';
 import type { Coin } from './native-types.js';
+import { keccak256 } from '../native-crypto.js';
 import { EVM_TX_TYPE_URL } from '../native-tx.js';
 
 /** A native address as written in a message, and its bytes. */
@@ -36,6 +37,11 @@ export interface NativeTransaction {
   readonly gasLimit: bigint;
   /** Whether it only associates its signer: such a transaction needs no fee (decisions.md D5). */
   readonly associationOnly: boolean;
+  /**
+   * Whether its signer is the key recovered from its one {@link MsgAssociateBySignature}: it has
+   * no signature, sequence or fee of its own, and needs no account.
+   */
+  readonly signedByMessage: boolean;
   readonly bodyBytes: Uint8Array;
   readonly authInfoBytes: Uint8Array;
   readonly signature: Uint8Array;
@@ -76,6 +82,10 @@ export function decodeNativeTransaction(raw: Uint8Array): NativeTransaction {
   const body = decodeProto('TxBody', () => TxBody.decode(txRaw.bodyBytes));
   const authInfo = decodeProto('AuthInfo', () => AuthInfo.decode(txRaw.authInfoBytes));
   if (body.messages.length === 0) throw NativeError.sdk(SdkError.InvalidRequest, 'must contain at least one message');
+  if (authInfo.signerInfos.length === 0 && txRaw.signatures.length === 0) {
+    const association = decodeAssociationBySignature(raw, txRaw, body.messages);
+    if (association !== undefined) return association;
+  }
   const [signerInfo, ...otherSigners] = authInfo.signerInfos;
   if (signerInfo === undefined || otherSigners.length > 0) {
     throw NativeError.sdk(
@@ -111,10 +121,80 @@ export function decodeNativeTransaction(raw: Uint8Array): NativeTransaction {
     fee: fee === undefined || fee.amount.length === 0 ? [] : parseCoins(fee.amount),
     gasLimit: fee?.gasLimit ?? 0n,
     associationOnly: messages.every((message) => message.kind === 'associate'),
+    signedByMessage: false,
     bodyBytes: txRaw.bodyBytes,
     authInfoBytes: txRaw.authInfoBytes,
     signature: txRaw.signatures[0]!,
   };
+}
+
+/** Hex with or without `0x`, as bytes; undefined when it is not hex. */
+function hexField(text: string): Uint8Array | undefined {
+  const digits = text.replace(/^0x/i, '');
+  return /^([0-9a-f]{2})*$/i.test(digits) ? Uint8Array.from(Buffer.from(digits, 'hex')) : undefined;
+}
+
+/** The compressed key that signed keccak256(customMessage); throws the SDK's unauthorized error when none did. */
+function associationKey(fields: Record<'customMessage' | 'r' | 's' | 'v', string>): Uint8Array {
+  const [r, s] = [hexField(fields.r), hexField(fields.s)];
+  // v is a number in hex (`0x0`, `0x1`, `1`): the recovery id.
+  const recovery = /^(0x)?[0-9a-f]{1,64}$/i.test(fields.v)
+    ? Number(BigInt(`0x${fields.v.replace(/^0x/i, '')}`))
+    : undefined;
+  if (r === undefined || s === undefined || r.length > 32 || s.length > 32 || (recovery !== 0 && recovery !== 1)) {
+    throw NativeError.sdk(
+      SdkError.Unauthorized,
+      'invalid association signature: r and s must be hex of at most 32 bytes and v 0 or 1',
+    );
+  }
+  const signature = new Uint8Array(64);
+  signature.set(r, 32 - r.length);
+  signature.set(s, 64 - s.length);
+  try {
+    return secp256k1.ecdsaRecover(signature, recovery, keccak256(new TextEncoder().encode(fields.customMessage)), true);
+  } catch {
+    throw NativeError.sdk(SdkError.Unauthorized, 'invalid association signature: no key recovers from it');
+  }
+}
+
+/** A transaction holding one {@link MsgAssociateBySignature} and nothing else; undefined when it is not one. */
+function decodeAssociationBySignature(
+  raw: Uint8Array,
+  txRaw: TxRaw,
+  messages: readonly { typeUrl: string; value: Uint8Array }[],
+): NativeTransaction | undefined {
+  const [message, ...others] = messages;
+  if (message?.typeUrl !== MsgAssociateBySignature.typeUrl || others.length > 0) return undefined;
+  const pubKey = associationKey(
+    decodeProto('MsgAssociateBySignature', () => MsgAssociateBySignature.decode(message.value)),
+  );
+  const signerBytes = nativeAddressOfKey(pubKey);
+  return {
+    raw,
+    hash: sha256(raw),
+    messages: [{ kind: 'associate', typeUrl: message.typeUrl }],
+    pubKey,
+    signer: { text: encodeNativeAddress(signerBytes), bytes: signerBytes },
+    sequence: 0n,
+    fee: [],
+    gasLimit: 0n,
+    associationOnly: true,
+    signedByMessage: true,
+    bodyBytes: txRaw.bodyBytes,
+    authInfoBytes: txRaw.authInfoBytes,
+    signature: new Uint8Array(),
+  };
+}
+
+/** The bytes of the transaction `ext_associate` broadcasts: one {@link MsgAssociateBySignature}, no signer info. */
+export function associationBySignatureTx(fields: Record<'customMessage' | 'r' | 's' | 'v', string>): Uint8Array {
+  const bodyBytes = TxBody.encode(
+    TxBody.fromPartial({
+      messages: [{ typeUrl: MsgAssociateBySignature.typeUrl, value: MsgAssociateBySignature.encode(fields).finish() }],
+    }),
+  ).finish();
+  const authInfoBytes = AuthInfo.encode(AuthInfo.fromPartial({})).finish();
+  return TxRaw.encode({ bodyBytes, authInfoBytes, signatures: [] }).finish();
 }
 
 /** A message's content, checked; every message must be signed by the transaction's signer. */

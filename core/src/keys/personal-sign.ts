@@ -1,14 +1,17 @@
 import { bigIntToBytes, bytesToHex, concatBytes, hashPersonalMessage, setLengthLeft } from '@ethereumjs/util';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { address, data, defineMethod, InvalidInputError, type KeyRing } from '@evmnode/core';
+import type { KeyRing } from './key-ring.js';
+import { InvalidInputError } from '../errors/rpc-error.js';
+import { defineMethod } from '../rpc/define-method.js';
+import { address, data } from '../rpc/hex-codecs.js';
 
 /**
- * `eth_sign`: the signature of the EIP-191 personal-message hash of `data`, as geth writes it:
- * r, s and v (27 or 28), 65 bytes.
+ * `<prefix>_sign` (`eth_sign`, and its legacy namesake `ext_sign`): the signature of the EIP-191
+ * personal-message hash of `data` with a hosted key, as geth writes it: r, s and v (27 or 28), 65 bytes.
  */
-export function sign(keys: KeyRing) {
+export function personalSignMethod(keys: KeyRing, prefix: 'eth' | 'ext') {
   return defineMethod({
-    name: 'eth_sign',
+    name: `${prefix}_sign`,
     params: [address, data],
     handler: ([signer, message]) => {
       const key = keys.privateKeyOf(signer);
