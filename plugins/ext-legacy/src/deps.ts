@@ -1,6 +1,11 @@
 import { CoreTokens } from '@evmnode/core';
 
 /** The services ext-legacy's setup receives. */
-export const deps = { views: CoreTokens.ChainViews };
+export const deps = {
+  views: CoreTokens.ChainViews,
+  chain: CoreTokens.ChainReader,
+  logQuery: CoreTokens.LogQuery,
+  config: CoreTokens.Config,
+};
 
 export type Deps = typeof deps;
