@@ -17,7 +17,20 @@ const LEGACY_LOG_METHODS = [
   'ext_getFilterChanges',
   'ext_getFilterLogs',
   'ext_uninstallFilter',
+  'ext_getBlockByNumberExcludeTraceFail',
+  'ext_getBlockByHashExcludeTraceFail',
+  'ext_getTransactionReceiptExcludeTraceFail',
+  'ext_traceBlockByNumberExcludeTraceFail',
+  'ext_traceBlockByHashExcludeTraceFail',
+  'ext2_getBlockByNumber',
+  'ext2_getBlockByNumberExcludeTraceFail',
+  'ext2_getBlockByHashExcludeTraceFail',
 ];
+const TRANSFER_ABI = new Interface(['function transfer(address to, uint256 value) returns (bool)']);
+
+/** The hashes a block lists, with or without full transactions. */
+const hashesOf = (block: { transactions: (string | { hash: string })[] }) =>
+  block.transactions.map((tx) => (typeof tx === 'string' ? tx : tx.hash));
 
 const castOf = (evmAddress: string): string =>
   bech32.encode('sei', bech32.toWords(Buffer.from(evmAddress.slice(2), 'hex')));
@@ -33,15 +46,19 @@ async function errorOf(url: string, method: string, params: unknown[] = []): Pro
   return (await rpc(url, method, params)).error;
 }
 
-describe('ext_getLogs and the ext_ filters: synthetic pointer Transfer logs, a registry of their own', function () {
+describe('ext_ logs and filters, and the ExcludeTraceFail methods, on one block: [pointer send, EVM token transfer, reverted EVM transfer]', function () {
   this.timeout(60_000);
   let node: TestNode;
   let height: string;
   let blockHash: string;
   let tokenTransfer: string;
+  let reverted: string;
   let pointerTransfer: string;
   let pointer: string;
-  /** Installed before the block: ext_ and eth_ log filters on the pointer, and an ext_ block filter. */
+  /**
+   * Installed before the block: ext_ and eth_ log filters on the pointer (from block 1, so that their
+   * logs stay the same as blocks follow), and an ext_ block filter.
+   */
   let filters: { ext: string; eth: string; extBlocks: string; installedAt: number };
   const pointerSender = devAccounts(3)[2]!;
   const pointerReceiver = Wallet.createRandom().address;
@@ -61,50 +78,68 @@ describe('ext_getLogs and the ext_ filters: synthetic pointer Transfer logs, a r
     pointer = hexlify(pointerAddressOf('utest'));
     const evmTransfer = await sign(devWallet(4), {
       to: pointer,
-      data: new Interface(['function transfer(address to, uint256 value) returns (bool)']).encodeFunctionData(
-        'transfer',
-        [tokenReceiver, 5n],
-      ),
+      data: TRANSFER_ABI.encodeFunctionData('transfer', [tokenReceiver, 5n]),
       gasLimit: 200_000n,
       maxFeePerGas: 100n * GWEI,
       maxPriorityFeePerGas: 1n * GWEI,
       nonce: 0,
       chainId: 713714n,
     });
+    // More tokens than the sender holds: the pointer reverts. The next nonce of the same sender, sent
+    // first, so that it waits in the pool and the transfer makes both ready for one block.
+    const overdraw = await sign(devWallet(4), {
+      to: pointer,
+      data: TRANSFER_ABI.encodeFunctionData('transfer', [tokenReceiver, 10n ** 30n]),
+      gasLimit: 200_000n,
+      maxFeePerGas: 100n * GWEI,
+      maxPriorityFeePerGas: 1n * GWEI,
+      nonce: 1,
+      chainId: 713714n,
+    });
+    reverted = await submit(node.url, overdraw);
     const signer = await nativeSigner(pointerSender.privateKey);
+    const account = (await node.node.native.account(signer.address))!;
+    const pointerSend = await signNative(signer, {
+      messages: [
+        {
+          typeUrl: '/cosmos.bank.v1beta1.MsgSend',
+          value: {
+            fromAddress: signer.address,
+            toAddress: castOf(pointerReceiver),
+            amount: [{ denom: 'utest', amount: '7' }],
+          },
+        },
+      ],
+      sequence: account.sequence,
+      accountNumber: account.accountNumber,
+      fee: FEE,
+    });
 
     // All right after a block commits, so that all land in the next one.
     await nextBlocks(node.node.chain);
     filters = {
-      ext: await resultOf(node.url, 'ext_newFilter', [{ address: pointer }]),
-      eth: await resultOf(node.url, 'eth_newFilter', [{ address: pointer }]),
+      ext: await resultOf(node.url, 'ext_newFilter', [{ address: pointer, fromBlock: '0x1' }]),
+      eth: await resultOf(node.url, 'eth_newFilter', [{ address: pointer, fromBlock: '0x1' }]),
       extBlocks: await resultOf(node.url, 'ext_newBlockFilter'),
       installedAt: node.node.chain.head().height,
     };
-    const account = (await node.node.native.account(signer.address))!;
-    const checked = await node.node.native.submit(
-      await signNative(signer, {
-        messages: [
-          {
-            typeUrl: '/cosmos.bank.v1beta1.MsgSend',
-            value: {
-              fromAddress: signer.address,
-              toAddress: castOf(pointerReceiver),
-              amount: [{ denom: 'utest', amount: '7' }],
-            },
-          },
-        ],
-        sequence: account.sequence,
-        accountNumber: account.accountNumber,
-        fee: FEE,
-      }),
-    );
+    const checked = await node.node.native.submit(pointerSend);
     expect(checked.code, checked.log).to.equal(0);
     tokenTransfer = await submit(node.url, evmTransfer);
-    const receipt = await waitForReceipt(node.url, tokenTransfer);
+    const [receipt, revertedReceipt] = await Promise.all([
+      waitForReceipt(node.url, tokenTransfer),
+      waitForReceipt(node.url, reverted),
+    ]);
+    expect([revertedReceipt.blockNumber, revertedReceipt.transactionIndex, revertedReceipt.status]).to.deep.equal([
+      receipt.blockNumber,
+      '0x1',
+      '0x0',
+    ]);
     height = receipt.blockNumber;
     blockHash = receipt.blockHash;
-    [pointerTransfer] = (await node.node.chain.store.blockAt(Number(height)))!.synthetic.ext as [string];
+    const stored = (await node.node.chain.store.blockAt(Number(height)))!;
+    expect(stored.synthetic.ext).to.have.length(1);
+    [pointerTransfer] = stored.synthetic.ext as [string];
   });
   after(() => node.stop());
 
@@ -197,5 +232,71 @@ describe('ext_getLogs and the ext_ filters: synthetic pointer Transfer logs, a r
     });
     for (const id of [filters.eth, ...ethIds])
       expect(await resultOf(node.url, 'eth_uninstallFilter', [id])).to.equal(true);
+  });
+
+  describe('ExcludeTraceFail (no committed transaction can fail tracing here: reverts are kept, synthetic ones left out)', () => {
+    it('ext_getBlockBy*ExcludeTraceFail answer the eth_ block: both EVM transactions, the reverted one kept, no synthetic one', async () => {
+      for (const full of [false, true]) {
+        const eth = await resultOf(node.url, 'eth_getBlockByNumber', [height, full]);
+        expect(hashesOf(eth)).to.deep.equal([tokenTransfer, reverted]);
+        expect(await resultOf(node.url, 'ext_getBlockByNumberExcludeTraceFail', [height, full])).to.deep.equal(eth);
+        expect(await resultOf(node.url, 'ext_getBlockByHashExcludeTraceFail', [blockHash, full])).to.deep.equal(eth);
+      }
+      expect(await resultOf(node.url, 'ext_getBlockByNumberExcludeTraceFail', ['0x0', false])).to.deep.equal(
+        await resultOf(node.url, 'eth_getBlockByNumber', ['0x0', false]),
+      );
+      expect(await resultOf(node.url, 'ext_getBlockByNumberExcludeTraceFail', ['0xffffff', false])).to.equal(null);
+      expect(await resultOf(node.url, 'ext_getBlockByHashExcludeTraceFail', [word('0'), false])).to.equal(null);
+    });
+
+    it('ext2_getBlockBy*ExcludeTraceFail answer the ext2 block: the bank send, then both EVM transactions', async () => {
+      const [bankSend] = (await node.node.chain.store.blockAt(Number(height)))!.synthetic.ext2 as [string];
+      for (const full of [false, true]) {
+        const ext2 = await resultOf(node.url, 'ext2_getBlockByNumber', [height, full]);
+        expect(hashesOf(ext2)).to.deep.equal([bankSend, tokenTransfer, reverted]);
+        expect(await resultOf(node.url, 'ext2_getBlockByNumberExcludeTraceFail', [height, full])).to.deep.equal(ext2);
+        expect(await resultOf(node.url, 'ext2_getBlockByHashExcludeTraceFail', [blockHash, full])).to.deep.equal(ext2);
+      }
+    });
+
+    it('ext_getTransactionReceiptExcludeTraceFail gives the eth_ receipt, the reverted one too; null for a synthetic or unknown hash', async () => {
+      for (const txHash of [tokenTransfer, reverted]) {
+        const eth = await resultOf(node.url, 'eth_getTransactionReceipt', [txHash]);
+        expect(await resultOf(node.url, 'ext_getTransactionReceiptExcludeTraceFail', [txHash])).to.deep.equal(eth);
+      }
+      expect((await resultOf(node.url, 'ext_getTransactionReceiptExcludeTraceFail', [reverted])).status).to.equal(
+        '0x0',
+      );
+      expect(await resultOf(node.url, 'ext_getTransactionReceiptExcludeTraceFail', [pointerTransfer])).to.equal(null);
+      expect(await resultOf(node.url, 'ext_getTransactionReceiptExcludeTraceFail', [word('1')])).to.equal(null);
+    });
+
+    it('ext_traceBlockBy*ExcludeTraceFail give the block trace of both EVM transactions, the revert included', async () => {
+      for (const config of [{ tracer: 'callTracer' }, { tracer: 'prestateTracer' }, { disableStorage: true }]) {
+        const debug = await resultOf(node.url, 'debug_traceBlockByNumber', [height, config]);
+        expect((debug as { txHash: string }[]).map((entry) => entry.txHash)).to.deep.equal([tokenTransfer, reverted]);
+        expect(await resultOf(node.url, 'ext_traceBlockByNumberExcludeTraceFail', [height, config])).to.deep.equal(
+          debug,
+        );
+        expect(await resultOf(node.url, 'ext_traceBlockByHashExcludeTraceFail', [blockHash, config])).to.deep.equal(
+          debug,
+        );
+      }
+      const calls = await resultOf(node.url, 'ext_traceBlockByNumberExcludeTraceFail', [
+        height,
+        { tracer: 'callTracer' },
+      ]);
+      expect(calls[1].result).to.deep.include({ error: 'execution reverted', to: pointer });
+      const structLogs = await resultOf(node.url, 'ext_traceBlockByHashExcludeTraceFail', [blockHash]);
+      expect(
+        (structLogs as { txHash: string; result: { failed: boolean } }[]).map((entry) => [
+          entry.txHash,
+          entry.result.failed,
+        ]),
+      ).to.deep.equal([
+        [tokenTransfer, false],
+        [reverted, true],
+      ]);
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { CoreTokens } from '@evmnode/core';
+import { DebugTraceTokens } from '@evmnode/plugin-debug-trace';
 
 /** The services ext-legacy's setup receives. */
 export const deps = {
@@ -6,6 +7,7 @@ export const deps = {
   chain: CoreTokens.ChainReader,
   logQuery: CoreTokens.LogQuery,
   config: CoreTokens.Config,
+  traces: DebugTraceTokens.TraceService,
 };
 
 export type Deps = typeof deps;

@@ -1,5 +1,6 @@
 import { blockViewMethods, transactionViewMethods, type PluginSetup } from '@evmnode/core';
 import type { Deps } from './deps.js';
+import { excludeTraceFailBlockMethods, excludeTraceFailTraceMethods } from './methods/exclude-trace-fail.js';
 import { extLogMethods } from './methods/logs.js';
 
 const ext = { prefix: 'ext', view: 'ext' } as const;
@@ -10,6 +11,13 @@ const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
     transports: ['http'],
   });
   rpc.register(logs.methods, { transports: ['http'] });
+  rpc.register(
+    [
+      ...excludeTraceFailBlockMethods(deps.views, deps.traces, { prefix: 'ext', view: 'eth' }),
+      ...excludeTraceFailTraceMethods(deps.views, deps.traces),
+    ],
+    { transports: ['http'] },
+  );
   return { start: logs.start, stop: logs.stop };
 };
 

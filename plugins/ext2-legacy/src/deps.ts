@@ -1,6 +1,7 @@
 import { CoreTokens } from '@evmnode/core';
+import { DebugTraceTokens } from '@evmnode/plugin-debug-trace';
 
 /** The services ext2-legacy's setup receives. */
-export const deps = { views: CoreTokens.ChainViews };
+export const deps = { views: CoreTokens.ChainViews, traces: DebugTraceTokens.TraceService };
 
 export type Deps = typeof deps;

@@ -1,8 +1,15 @@
 import { blockViewMethods, type PluginSetup } from '@evmnode/core';
+import { excludeTraceFailBlockMethods } from '@evmnode/plugin-ext-legacy';
 import type { Deps } from './deps.js';
 
 const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
-  rpc.register(blockViewMethods(deps.views, { prefix: 'ext2', view: 'ext2' }), { transports: ['http'] });
+  const ext2 = { prefix: 'ext2', view: 'ext2' } as const;
+  rpc.register(
+    [...blockViewMethods(deps.views, ext2), ...excludeTraceFailBlockMethods(deps.views, deps.traces, ext2)],
+    {
+      transports: ['http'],
+    },
+  );
 };
 
 export default setup;
