@@ -11,7 +11,7 @@ import {
   type JsonObject,
   type RequestContext,
 } from '@evmnode/core';
-import { traceConfig, type TraceRequest, type TraceService } from '@evmnode/plugin-debug-trace';
+import { traceConfig, type TraceConfig, type TraceRequest, type TraceService } from '@evmnode/plugin-debug-trace';
 
 /*
  * "A transaction whose trace fails" is one whose entry in a block trace is `{txHash, error}`. On this
@@ -34,7 +34,8 @@ async function blockExcludingTraceFail(
 ): Promise<JsonObject | null> {
   const block = await views.block(ref, fullTransactions, view);
   if (block === null) return null;
-  const failed = await traces.failedTransactions(ref, traceRequestOf(request));
+  // By the block's hash: a tag read again could name a newer block.
+  const failed = await traces.failedTransactions(blockRefOfHash(block.hash as `0x${string}`), traceRequestOf(request));
   if (failed.size === 0) return block;
   const transactions = block.transactions as readonly (string | { hash: string })[];
   return {
@@ -71,11 +72,7 @@ export function excludeTraceFailBlockMethods(
 
 /** The receipt and block-trace `ExcludeTraceFail` methods of the `ext_` namespace. */
 export function excludeTraceFailTraceMethods(views: ChainViews, traces: TraceService) {
-  const successfulTraces = async (
-    ref: BlockRef,
-    config: Parameters<TraceService['traceBlock']>[1],
-    request: RequestContext,
-  ) => {
+  const successfulTraces = async (ref: BlockRef, config: TraceConfig, request: RequestContext) => {
     const entries = await traces.traceBlock(ref, config, traceRequestOf(request));
     // Traces served from storage are all successes.
     return Array.isArray(entries) ? entries.filter((entry) => 'result' in entry) : entries;
