@@ -109,6 +109,7 @@ export const coreSchema = {
         'txpool',
         'ext-legacy',
         'ext2-legacy',
+        'legacy-trace',
       ],
     },
     disable_tags: {

@@ -24,6 +24,7 @@ export const NETWORK_PROFILES: Readonly<Record<NetworkName, Readonly<Record<stri
       'txpool',
       'ext-legacy',
       'ext2-legacy',
+      'legacy-trace',
       'native-gateway',
     ],
     // Dapps under development are served from localhost on any port.

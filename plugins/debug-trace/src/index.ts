@@ -3,6 +3,7 @@ import { deps, type DebugTraceConfig, type Deps } from './deps.js';
 import { DebugTraceTokens } from './trace-service.js';
 
 export { DebugTraceTokens } from './trace-service.js';
+export { traceConfig, type TraceConfig } from './trace-config.js';
 export type { BlockTraceEntry, TraceRequest, TraceService } from './trace-service.js';
 
 /**

@@ -1,4 +1,5 @@
 import {
+  blockRefOf,
   defineToken,
   FailFastLimiter,
   InvalidInputError,
@@ -45,6 +46,9 @@ export interface TraceLimits {
   /** `trace_allow_js_tracers`: whether a `tracer` may be JavaScript code. */
   readonly jsTracers: boolean;
 }
+
+/** The trace {@link TraceService.failedTransactions} runs: one whose block traces are baked. */
+const FAILURE_PROBE: TraceConfig = { tracer: 'callTracer' };
 
 /** geth's default for a trace's own `timeout`. */
 const DEFAULT_TIMEOUT = '5s';
@@ -106,6 +110,20 @@ export class TraceService {
       );
       return outcomes.map((outcome, index) => ({ txHash: outcome.hash, result: tracers.results[index] }));
     });
+  }
+
+  /**
+   * The hashes of the transactions of block `ref` whose trace fails (the `{txHash, error}` entries
+   * of {@link traceBlock}), for the legacy `ExcludeTraceFail` methods: by `callTracer`, whose block
+   * traces are mostly baked at commit and read from storage, and which stores only whole successes.
+   */
+  async failedTransactions(ref: BlockRef, request: TraceRequest): Promise<ReadonlySet<string>> {
+    const block = await this.chain.blockAt(await this.chain.resolveHeight(ref));
+    // Nothing to trace (genesis, which cannot be replayed, among them).
+    if (block === undefined || block.transactions.length === 0) return new Set();
+    const entries = await this.traceBlock(blockRefOf(BigInt(block.height)), FAILURE_PROBE, request);
+    if (!Array.isArray(entries)) return new Set();
+    return new Set(entries.filter((entry) => 'error' in entry).map((entry) => entry.txHash));
   }
 
   /**

@@ -7,6 +7,8 @@ export const deps = {
   pool: CoreTokens.TxPoolReader,
   native: CoreTokens.NativeLayer,
   keys: CoreTokens.KeyRing,
+  logQuery: CoreTokens.LogQuery,
+  config: CoreTokens.Config,
 };
 
 export type Deps = typeof deps;

@@ -9,10 +9,12 @@ import type { Deps } from './deps.js';
 import { addressMethods } from './methods/addresses.js';
 import { associateMethod } from './methods/associate.js';
 import { nativeTransactionMethods } from './methods/native-transactions.js';
+import { extLogMethods } from './methods/logs.js';
 
 const ext = { prefix: 'ext', view: 'ext' } as const;
 
 const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
+  const logs = extLogMethods(deps);
   rpc.register([...blockViewMethods(deps.views, ext), ...transactionViewMethods(deps.views, ext)], {
     transports: ['http'],
   });
@@ -26,6 +28,8 @@ const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
     ],
     { transports: ['http'] },
   );
+  rpc.register(logs.methods, { transports: ['http'] });
+  return { start: logs.start, stop: logs.stop };
 };
 
 export default setup;

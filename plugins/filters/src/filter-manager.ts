@@ -5,6 +5,7 @@ import {
   newRpcId,
   RawJson,
   type ChainReader,
+  type CoreConfig,
   type LogCriteria,
   type LogPosition,
   type LogQuery,
@@ -42,6 +43,11 @@ export interface FilterLimits {
   readonly maxFilters: number;
   /** Share of `maxFilters` one client may hold (`max_client_share`). */
   readonly clientShare: number;
+}
+
+/** The filter limits `[evm]` sets; the `eth_` and the legacy `ext_` filters each have them. */
+export function filterLimitsOf({ evm }: CoreConfig): FilterLimits {
+  return { timeoutMs: evm.filter_timeout, maxFilters: evm.max_filters, clientShare: evm.max_client_share };
 }
 
 /**

@@ -3,7 +3,8 @@ import { deps } from './deps.js';
 import { FiltersTokens } from './tokens.js';
 
 export { FiltersTokens } from './tokens.js';
-export type { FilterManager, FilterLimits } from './filter-manager.js';
+export { FilterManager, filterLimitsOf, type FilterLimits } from './filter-manager.js';
+export { filterMethods, type LogNamespace } from './methods.js';
 
 /** `eth_getLogs` and the polled filters of interface.md §3 and §4.6. */
 export default definePlugin({
