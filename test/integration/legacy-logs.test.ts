@@ -300,3 +300,26 @@ describe('ext_ logs and filters, and the ExcludeTraceFail methods, on one block:
     });
   });
 });
+
+describe('the legacy plugins on a node without traces', function () {
+  this.timeout(60_000);
+  let node: TestNode;
+  before(async () => {
+    node = await startTestNode({
+      config: {
+        node: { disable_tags: ['trace'] },
+        evm: { enabled_legacy_ext_apis: ['ext_getBlockByNumber', 'ext_getBlockByNumberExcludeTraceFail'] },
+      },
+    });
+  });
+  after(() => node.stop());
+
+  it('serves ext-legacy, while the ExcludeTraceFail methods (legacy-trace, tag trace) are not loaded', async () => {
+    const block = await rpc(node.url, 'ext_getBlockByNumber', ['0x0', false]);
+    expect(block.result.number).to.equal('0x0');
+    expect((await rpc(node.url, 'ext_getBlockByNumberExcludeTraceFail', ['0x0', false])).error).to.deep.equal({
+      code: -32601,
+      message: 'the method ext_getBlockByNumberExcludeTraceFail does not exist/is not available',
+    });
+  });
+});
