@@ -45,8 +45,15 @@ const BATCH_SIZE = 100;
 const LATEST_FULL_BLOCK = 'eth_getBlockByNumber(latest, true)';
 /** The legacy block views: evmnode only, at least 0.9x its own `eth_` view of the same block. */
 const LEGACY_BLOCK_VIEWS = ['ext_getBlockByNumber', 'ext2_getBlockByNumber'] as const;
+const TOKEN_LOGS = 'eth_getLogs(token, last 100 blocks)';
 /** What evmnode must enable for the legacy cases (`[evm] enabled_legacy_ext_apis`). */
-export const LEGACY_METHODS: readonly string[] = LEGACY_BLOCK_VIEWS;
+export const LEGACY_METHODS: readonly string[] = [...LEGACY_BLOCK_VIEWS, 'ext_getLogs'];
+
+/** The token's logs of the last 100 blocks, with `method` (`eth_getLogs` or `ext_getLogs`). */
+function tokenLogs(method: string, { token }: Fixture, head: number): PostedCall {
+  const range = { fromBlock: hex(Math.max(0, head - 99)), toBlock: hex(head), address: token };
+  return single(method, [range], (result) => Array.isArray(result));
+}
 
 const erc20 = new Interface(testToken().abi);
 const QUANTITY = /^0x(0|[1-9a-f][0-9a-f]*)$/;
@@ -113,6 +120,21 @@ export const METHOD_CASES: readonly MethodCase[] = [
     targets: [{ peer: 'evmnode', method: LATEST_FULL_BLOCK, atLeast: 0.9 }],
     build: () => single(method, ['latest', true], (result) => isBlock(result)),
   })),
+  {
+    name: TOKEN_LOGS,
+    calls: 1,
+    blocksNeeded: 100,
+    targets: [],
+    build: (fixture, head) => tokenLogs('eth_getLogs', fixture, head),
+  },
+  {
+    name: 'ext_getLogs(token, last 100 blocks)',
+    calls: 1,
+    blocksNeeded: 100,
+    servers: ['evmnode'],
+    targets: [{ peer: 'evmnode', method: TOKEN_LOGS, atLeast: 0.9 }],
+    build: (fixture, head) => tokenLogs('ext_getLogs', fixture, head),
+  },
   {
     name: `batch of ${BATCH_SIZE} eth_getBlockByNumber(n, true)`,
     calls: BATCH_SIZE,
