@@ -80,6 +80,7 @@ export type { BlockRecord, CommittedBlock, LogRecord, ReceiptRecord } from './ch
 export type { StorageProof, StorageProofOp } from './chain/state/state-proofs.js';
 export { ChainParams } from './chain/chain-params.js';
 export {
+  castEvmAddress,
   castNativeAddress,
   decodeNativeAddress,
   encodeNativeAddress,

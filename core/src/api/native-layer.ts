@@ -13,10 +13,10 @@ export interface NativeLayer {
   txByHash(hash: Uint8Array): Promise<NativeTxRecord | undefined>;
   /** Resolves with the transaction's result once a block includes it, or undefined after `timeoutMs`. */
   whenIncluded(hash: Uint8Array, timeoutMs: number): Promise<NativeTxRecord | undefined>;
-  /** The auth account of a bech32 address at the head; throws `NativeAddressError` when it is not one. */
-  account(address: string): Promise<NativeAccount | undefined>;
+  /** The auth account of a bech32 address at the head, or after `height`; throws `NativeAddressError` when it is not one. */
+  account(address: string, height?: number): Promise<NativeAccount | undefined>;
   /** A balance in `denom` at the head. */
   balance(address: string, denom: string): Promise<bigint>;
-  /** Every non-zero balance at the head. */
-  allBalances(address: string): Promise<Coin[]>;
+  /** Every non-zero balance at the head, or after `height`. */
+  allBalances(address: string, height?: number): Promise<Coin[]>;
 }

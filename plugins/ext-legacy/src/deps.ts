@@ -1,6 +1,6 @@
 import { CoreTokens } from '@evmnode/core';
 
 /** The services ext-legacy's setup receives. */
-export const deps = { views: CoreTokens.ChainViews };
+export const deps = { views: CoreTokens.ChainViews, chain: CoreTokens.ChainReader, native: CoreTokens.NativeLayer };
 
 export type Deps = typeof deps;

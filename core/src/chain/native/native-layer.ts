@@ -105,9 +105,9 @@ export class ChainNativeLayer implements NativeLayer {
     });
   }
 
-  /** The auth account of a bech32 address at the head; throws `NativeAddressError` when it is not one. */
-  async account(address: string): Promise<NativeAccount | undefined> {
-    return new Auth(await this.#headState()).account(decodeNativeAddress(address));
+  /** The auth account of a bech32 address at the head (or after `height`); throws `NativeAddressError` when it is not one. */
+  async account(address: string, height?: number): Promise<NativeAccount | undefined> {
+    return new Auth(await this.#stateAfter(height)).account(decodeNativeAddress(address));
   }
 
   async balance(address: string, denom: string): Promise<bigint> {
@@ -115,13 +115,17 @@ export class ChainNativeLayer implements NativeLayer {
     return new Bank(state, this.#rules.denoms).balance(await bankAccountOf(state, decodeNativeAddress(address)), denom);
   }
 
-  async allBalances(address: string): Promise<Coin[]> {
-    const state = await this.#headState();
+  async allBalances(address: string, height?: number): Promise<Coin[]> {
+    const state = await this.#stateAfter(height);
     return new Bank(state, this.#rules.denoms).allBalances(await bankAccountOf(state, decodeNativeAddress(address)));
   }
 
   #headState() {
     return this.chain.stateAt(this.chain.head().height);
+  }
+
+  #stateAfter(height: number | undefined) {
+    return height === undefined ? this.#headState() : this.chain.stateAt(height);
   }
 }
 

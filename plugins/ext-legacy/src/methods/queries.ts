@@ -1,0 +1,8 @@
+import type { ResolvedDeps } from '@evmnode/core';
+import type { Deps } from '../deps.js';
+import { queryStateMethod } from './query-state.js';
+
+/** The legacy state and event queries (docs/legacy-queries.md). */
+export function queryMethods(deps: ResolvedDeps<Deps>) {
+  return [queryStateMethod(deps.chain, deps.native)];
+}

@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import { Wallet } from 'ethers';
+import { castNativeAddress, devAccounts } from '@evmnode/core';
+import { startTestNode, type TestNode } from '@evmnode/core/testing';
+import { devWallet, GWEI, sign, submit, waitForReceipt } from '../support/chain-kit.js';
+import { rpc } from '../support/rpc-client.js';
+
+const QUERY_METHODS = ['ext_queryState'];
+/** keccak256 of empty code. */
+const EMPTY_CODE_HASH = '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
+const bytesOf = (hex: string) => Uint8Array.from(Buffer.from(hex.slice(2), 'hex'));
+
+describe('the legacy ext_ queries', function () {
+  this.timeout(60_000);
+  let node: TestNode;
+  const dev = devAccounts(1)[0]!;
+  const receiver = Wallet.createRandom().address.toLowerCase();
+  /** The block of the transfer to `receiver`. */
+  let transferBlock: string;
+
+  before(async () => {
+    node = await startTestNode({ config: { evm: { enabled_legacy_ext_apis: QUERY_METHODS } } });
+    const raw = await sign(devWallet(0), {
+      to: receiver,
+      value: 3n * 10n ** 12n + 5n,
+      gasLimit: 21_000n,
+      maxFeePerGas: 100n * GWEI,
+      maxPriorityFeePerGas: 1n * GWEI,
+      nonce: 0,
+      chainId: 713714n,
+    });
+    transferBlock = (await waitForReceipt(node.url, await submit(node.url, raw))).blockNumber;
+  });
+  after(() => node.stop());
+
+  describe('ext_queryState', () => {
+    it('shows a dev account at genesis by its EVM address', async () => {
+      const answer = await rpc(node.url, 'ext_queryState', [dev.address, '0x0']);
+      expect(answer.result).to.deep.equal({
+        evmAddress: dev.address.toLowerCase(),
+        nativeAddress: 'sei15428vq2uzwhm3taey9sr9x5vm6tk78ew5cyfgc',
+        association: 'associated',
+        balances: [
+          { denom: 'usei', amount: '10000000000' },
+          { denom: 'utest', amount: '1000000' },
+        ],
+        nonce: '0x0',
+        codeHash: EMPTY_CODE_HASH,
+        blockNumber: '0x0',
+      });
+      const latest = await rpc(node.url, 'ext_queryState', ['sei15428vq2uzwhm3taey9sr9x5vm6tk78ew5cyfgc']);
+      expect([latest.result.evmAddress, latest.result.nonce]).to.deep.equal([dev.address.toLowerCase(), '0x1']);
+    });
+
+    it('shows an unassociated receiver as cast, by either address, with its balance in usei', async () => {
+      const expected = {
+        evmAddress: receiver,
+        nativeAddress: castNativeAddress(bytesOf(receiver)),
+        association: 'cast',
+        balances: [{ denom: 'usei', amount: '3' }],
+        nonce: '0x0',
+        codeHash: EMPTY_CODE_HASH,
+        blockNumber: transferBlock,
+      };
+      expect((await rpc(node.url, 'ext_queryState', [receiver, transferBlock])).result).to.deep.equal(expected);
+      expect(
+        (await rpc(node.url, 'ext_queryState', [expected.nativeAddress, { blockNumber: transferBlock }])).result,
+      ).to.deep.equal(expected);
+    });
+
+    it('refuses an address that is neither hex nor bech32', async () => {
+      const answer = await rpc(node.url, 'ext_queryState', ['cosmos1xyz']);
+      expect(answer.error).to.deep.equal({
+        code: -32602,
+        message: 'invalid argument 0: decoding bech32 failed: invalid data length',
+      });
+    });
+  });
+});
