@@ -5,7 +5,8 @@ import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, GWEI, sign, submit, waitForReceipt } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
 
-const QUERY_METHODS = ['ext_queryState'];
+const QUERY_METHODS = ['ext_queryState', 'ext_callNative', 'ext_callCosmos'];
+const DEV_NATIVE = 'sei15428vq2uzwhm3taey9sr9x5vm6tk78ew5cyfgc';
 /** keccak256 of empty code. */
 const EMPTY_CODE_HASH = '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
 const bytesOf = (hex: string) => Uint8Array.from(Buffer.from(hex.slice(2), 'hex'));
@@ -73,6 +74,57 @@ describe('the legacy ext_ queries', function () {
       expect(answer.error).to.deep.equal({
         code: -32602,
         message: 'invalid argument 0: decoding bech32 failed: invalid data length',
+      });
+    });
+  });
+
+  describe('ext_callNative', () => {
+    const call = (path: string, request: unknown, method = 'ext_callNative') =>
+      rpc(node.url, method, [{ path, request }]);
+    const castReceiver = () => castNativeAddress(bytesOf(receiver));
+
+    it('answers the bank queries: balance, all balances and supply', async () => {
+      const balance = await call('/cosmos.bank.v1beta1.Query/Balance', { address: DEV_NATIVE, denom: 'utest' });
+      expect(balance.result).to.deep.equal({ balance: { denom: 'utest', amount: '1000000' } });
+      const all = await call('/cosmos.bank.v1beta1.Query/AllBalances', { address: castReceiver() });
+      expect(all.result).to.deep.equal({ balances: [{ denom: 'usei', amount: '3' }] });
+      const supply = await call('/cosmos.bank.v1beta1.Query/SupplyOf', { denom: 'utest' });
+      expect(supply.result).to.deep.equal({ amount: { denom: 'utest', amount: '10000000' } });
+    });
+
+    it('answers the account and association queries, also as ext_callCosmos', async () => {
+      const account = await call('/cosmos.auth.v1beta1.Query/Account', { address: DEV_NATIVE }, 'ext_callCosmos');
+      expect(account.result).to.deep.equal({
+        account: {
+          '@type': '/cosmos.auth.v1beta1.BaseAccount',
+          address: DEV_NATIVE,
+          pub_key: null,
+          account_number: '0',
+          sequence: '0',
+        },
+      });
+      const native = await call('/seiprotocol.seichain.evm.Query/SeiAddressByEVMAddress', { evm_address: dev.address });
+      expect(native.result).to.deep.equal({ sei_address: DEV_NATIVE, associated: true });
+      const evm = await call('/seiprotocol.seichain.evm.Query/EVMAddressBySeiAddress', { sei_address: castReceiver() });
+      expect(evm.result).to.deep.equal({ evm_address: receiver, associated: false });
+    });
+
+    it('refuses an unknown path and a bad request with -32602, a bad address and an unknown account as the SDK does', async () => {
+      expect((await call('/cosmos.staking.v1beta1.Query/Validators', {})).error).to.deep.equal({
+        code: -32602,
+        message: 'invalid argument 0: unknown query path "/cosmos.staking.v1beta1.Query/Validators"',
+      });
+      expect((await call('/cosmos.bank.v1beta1.Query/Balance', { address: DEV_NATIVE })).error).to.deep.equal({
+        code: -32602,
+        message: 'invalid argument 0: missing required field QueryBalanceRequest.denom',
+      });
+      expect((await call('/cosmos.bank.v1beta1.Query/AllBalances', { address: 'sei1nope' })).error).to.deep.equal({
+        code: -32000,
+        message: 'invalid address: decoding bech32 failed: invalid data length',
+      });
+      expect((await call('/cosmos.auth.v1beta1.Query/Account', { address: castReceiver() })).error).to.deep.equal({
+        code: -32001,
+        message: `account ${castReceiver()} not found`,
       });
     });
   });

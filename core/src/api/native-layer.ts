@@ -19,4 +19,6 @@ export interface NativeLayer {
   balance(address: string, denom: string): Promise<bigint>;
   /** Every non-zero balance at the head, or after `height`. */
   allBalances(address: string, height?: number): Promise<Coin[]>;
+  /** The total supply of `denom` at the head (zero for an unknown one). */
+  supply(denom: string): Promise<bigint>;
 }

@@ -120,6 +120,10 @@ export class ChainNativeLayer implements NativeLayer {
     return new Bank(state, this.#rules.denoms).allBalances(await bankAccountOf(state, decodeNativeAddress(address)));
   }
 
+  async supply(denom: string): Promise<bigint> {
+    return new Bank(await this.#headState(), this.#rules.denoms).supply(denom);
+  }
+
   #headState() {
     return this.chain.stateAt(this.chain.head().height);
   }
