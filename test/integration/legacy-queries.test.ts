@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { Wallet } from 'ethers';
+import { keccak256, toBeHex, Wallet, zeroPadValue } from 'ethers';
 import { castNativeAddress, devAccounts } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, GWEI, sign, submit, waitForReceipt } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
 
-const QUERY_METHODS = ['ext_queryState', 'ext_callNative', 'ext_callCosmos'];
+const QUERY_METHODS = ['ext_queryState', 'ext_queryStorage', 'ext_callNative', 'ext_callCosmos'];
 const DEV_NATIVE = 'sei15428vq2uzwhm3taey9sr9x5vm6tk78ew5cyfgc';
 /** keccak256 of empty code. */
 const EMPTY_CODE_HASH = '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
@@ -18,6 +18,9 @@ describe('the legacy ext_ queries', function () {
   const receiver = Wallet.createRandom().address.toLowerCase();
   /** The block of the transfer to `receiver`. */
   let transferBlock: string;
+  /** A contract whose creation stored slot k = k + 1 for k from 0 to 4 (and left no code). */
+  let contract: string;
+  let contractBlock: string;
 
   before(async () => {
     node = await startTestNode({ config: { evm: { enabled_legacy_ext_apis: QUERY_METHODS } } });
@@ -31,6 +34,17 @@ describe('the legacy ext_ queries', function () {
       chainId: 713714n,
     });
     transferBlock = (await waitForReceipt(node.url, await submit(node.url, raw))).blockNumber;
+    const stores = [0, 1, 2, 3, 4].map((slot) => `60${toBeHex(slot + 1, 1).slice(2)}60${toBeHex(slot, 1).slice(2)}55`);
+    const creation = await sign(devWallet(1), {
+      data: `0x${stores.join('')}00`,
+      gasLimit: 200_000n,
+      maxFeePerGas: 100n * GWEI,
+      maxPriorityFeePerGas: 1n * GWEI,
+      nonce: 0,
+      chainId: 713714n,
+    });
+    const created = await waitForReceipt(node.url, await submit(node.url, creation));
+    [contract, contractBlock] = [created.contractAddress, created.blockNumber];
   });
   after(() => node.stop());
 
@@ -74,6 +88,65 @@ describe('the legacy ext_ queries', function () {
       expect(answer.error).to.deep.equal({
         code: -32602,
         message: 'invalid argument 0: decoding bech32 failed: invalid data length',
+      });
+    });
+  });
+
+  describe('ext_queryStorage', () => {
+    /** The five slots as the trie orders them: by keccak256 of the 32-byte slot. */
+    const slotsInOrder = () =>
+      [0, 1, 2, 3, 4]
+        .map((slot) => ({
+          hashedKey: keccak256(zeroPadValue(toBeHex(slot), 32)),
+          value: zeroPadValue(toBeHex(slot + 1), 32),
+        }))
+        .sort((a, b) => (a.hashedKey < b.hashedKey ? -1 : 1));
+
+    it('lists every slot in one page by default', async () => {
+      const answer = await rpc(node.url, 'ext_queryStorage', [contract]);
+      expect(answer.result).to.deep.equal({
+        slots: slotsInOrder(),
+        nextCursor: null,
+        blockNumber: answer.result.blockNumber,
+      });
+      expect(Number(answer.result.blockNumber)).to.be.at.least(Number(contractBlock));
+    });
+
+    it('pages with limit and cursor, and reads an older block', async () => {
+      const all = slotsInOrder();
+      const pages = [];
+      let cursor: string | undefined;
+      do {
+        const answer = await rpc(node.url, 'ext_queryStorage', [contract, { limit: 2, cursor }, contractBlock]);
+        pages.push(answer.result);
+        cursor = answer.result.nextCursor ?? undefined;
+      } while (cursor !== undefined);
+      expect(pages).to.deep.equal([
+        { slots: all.slice(0, 2), nextCursor: all[2]!.hashedKey, blockNumber: contractBlock },
+        { slots: all.slice(2, 4), nextCursor: all[4]!.hashedKey, blockNumber: contractBlock },
+        { slots: all.slice(4), nextCursor: null, blockNumber: contractBlock },
+      ]);
+      const before = await rpc(node.url, 'ext_queryStorage', [contract, {}, transferBlock]);
+      expect(before.result).to.deep.equal({ slots: [], nextCursor: null, blockNumber: transferBlock });
+    });
+
+    it('refuses a limit out of range or of the wrong type with -32602', async () => {
+      const call = (page: unknown) => rpc(node.url, 'ext_queryStorage', [contract, page]);
+      expect((await call({ limit: 1001 })).error).to.deep.equal({
+        code: -32602,
+        message: 'invalid argument 1: limit 1001 is out of range: it must be from 1 to 1000',
+      });
+      expect((await call({ limit: 0 })).error).to.deep.equal({
+        code: -32602,
+        message: 'invalid argument 1: limit 0 is out of range: it must be from 1 to 1000',
+      });
+      expect((await call({ limit: '0x2' })).error).to.deep.equal({
+        code: -32602,
+        message: 'invalid argument 1: json: cannot unmarshal string into Go struct field PageRequest.limit of type int',
+      });
+      expect((await call({ cursor: '0x12' })).error).to.deep.equal({
+        code: -32602,
+        message: 'invalid argument 1: hex string has length 2, want 64 for common.Hash',
       });
     });
   });

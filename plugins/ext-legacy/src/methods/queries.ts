@@ -2,8 +2,13 @@ import type { ResolvedDeps } from '@evmnode/core';
 import type { Deps } from '../deps.js';
 import { callNativeMethods } from './call-native.js';
 import { queryStateMethod } from './query-state.js';
+import { queryStorageMethod } from './query-storage.js';
 
 /** The legacy state and event queries (docs/legacy-queries.md). */
 export function queryMethods(deps: ResolvedDeps<Deps>) {
-  return [queryStateMethod(deps.chain, deps.native), ...callNativeMethods(deps.chain, deps.native)];
+  return [
+    queryStateMethod(deps.chain, deps.native),
+    queryStorageMethod(deps.chain),
+    ...callNativeMethods(deps.chain, deps.native),
+  ];
 }
