@@ -4,8 +4,16 @@ import { castNativeAddress, devAccounts } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, GWEI, sign, submit, waitForReceipt } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
+import { nativeSigner, signNative } from '../support/native-kit.js';
 
-const QUERY_METHODS = ['ext_queryState', 'ext_queryStorage', 'ext_callNative', 'ext_callCosmos'];
+const QUERY_METHODS = [
+  'ext_queryState',
+  'ext_queryStorage',
+  'ext_callNative',
+  'ext_callCosmos',
+  'ext_estimateNativeGas',
+  'ext_estimateCosmosGas',
+];
 const DEV_NATIVE = 'sei15428vq2uzwhm3taey9sr9x5vm6tk78ew5cyfgc';
 /** keccak256 of empty code. */
 const EMPTY_CODE_HASH = '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
@@ -198,6 +206,72 @@ describe('the legacy ext_ queries', function () {
       expect((await call('/cosmos.auth.v1beta1.Query/Account', { address: castReceiver() })).error).to.deep.equal({
         code: -32001,
         message: `account ${castReceiver()} not found`,
+      });
+    });
+  });
+
+  describe('ext_estimateNativeGas', () => {
+    const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
+    /** A bank send of `amount` utest from dev account 2 to the receiver's cast address. */
+    async function signedSend(amount: string, sequence?: bigint) {
+      const signer = await nativeSigner(devAccounts(3)[2]!.privateKey);
+      const account = (await node.node.native.account(signer.address))!;
+      return signNative(signer, {
+        messages: [
+          {
+            typeUrl: '/cosmos.bank.v1beta1.MsgSend',
+            value: {
+              fromAddress: signer.address,
+              toAddress: castNativeAddress(bytesOf(receiver)),
+              amount: [{ denom: 'utest', amount }],
+            },
+          },
+        ],
+        sequence: sequence ?? account.sequence,
+        accountNumber: account.accountNumber,
+      });
+    }
+
+    it('gives the gas the transaction then uses, committing nothing, also as ext_estimateCosmosGas', async () => {
+      const raw = await signedSend('5');
+      const estimated = await rpc(node.url, 'ext_estimateNativeGas', [base64(raw)]);
+      const alias = await rpc(node.url, 'ext_estimateCosmosGas', [base64(raw)]);
+      expect(alias.result).to.equal(estimated.result);
+      // Nothing was applied: the same transaction (same sequence) is admitted and delivered.
+      const checked = await node.node.native.submit(raw);
+      expect(checked.code, checked.log).to.equal(0);
+      const delivered = (await node.node.native.whenIncluded(checked.hash, 20_000))!;
+      expect([delivered.code, estimated.result]).to.deep.equal([0, `0x${delivered.gasUsed.toString(16)}`]);
+    });
+
+    it('answers a failing ante check or message with -32000, the SDK log and its code', async () => {
+      const wrongSequence = await rpc(node.url, 'ext_estimateNativeGas', [base64(await signedSend('5', 99n))]);
+      expect(wrongSequence.error).to.deep.equal({
+        code: -32000,
+        message: 'account sequence mismatch, expected 1, got 99: incorrect account sequence',
+        data: { codespace: 'sdk', code: 32 },
+      });
+      const tooMuch = await rpc(node.url, 'ext_estimateNativeGas', [base64(await signedSend('999999999'))]);
+      expect(tooMuch.error).to.deep.equal({
+        code: -32000,
+        message:
+          'failed to execute message; message index: 0: spendable balance 999995utest is smaller than 999999999utest: insufficient funds',
+        data: { codespace: 'sdk', code: 5 },
+      });
+    });
+
+    it('refuses what is not base64 or not a transaction with -32602', async () => {
+      expect((await rpc(node.url, 'ext_estimateNativeGas', ['not base64!'])).error).to.deep.equal({
+        code: -32602,
+        message: 'invalid argument 0: illegal base64 data',
+      });
+      expect((await rpc(node.url, 'ext_estimateNativeGas', ['AAEC'])).error).to.deep.equal({
+        code: -32602,
+        message: 'TxRaw: premature EOF: tx parse error',
+      });
+      expect((await rpc(node.url, 'ext_estimateNativeGas', [])).error).to.deep.equal({
+        code: -32602,
+        message: 'missing value for required argument 0',
       });
     });
   });

@@ -9,6 +9,11 @@ export interface NativeLayer {
   readonly chainId: string;
   /** Checks a transaction and admits it to the pool (code 0), or says why not, nothing applied. */
   submit(raw: Uint8Array): Promise<NativeCheckResult>;
+  /**
+   * Runs a transaction on the head state as the SDK's simulate does (no signature, gas limit or
+   * minimum fee checks), committing nothing: code 0 and its `gasUsed`, or the SDK's error.
+   */
+  simulate(raw: Uint8Array): Promise<NativeCheckResult>;
   /** A committed native transaction's result (`hash`: its SHA-256). */
   txByHash(hash: Uint8Array): Promise<NativeTxRecord | undefined>;
   /** Resolves with the transaction's result once a block includes it, or undefined after `timeoutMs`. */

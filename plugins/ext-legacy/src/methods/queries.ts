@@ -1,6 +1,7 @@
 import type { ResolvedDeps } from '@evmnode/core';
 import type { Deps } from '../deps.js';
 import { callNativeMethods } from './call-native.js';
+import { estimateNativeGasMethods } from './estimate-native-gas.js';
 import { queryStateMethod } from './query-state.js';
 import { queryStorageMethod } from './query-storage.js';
 
@@ -10,5 +11,6 @@ export function queryMethods(deps: ResolvedDeps<Deps>) {
     queryStateMethod(deps.chain, deps.native),
     queryStorageMethod(deps.chain),
     ...callNativeMethods(deps.chain, deps.native),
+    ...estimateNativeGasMethods(deps.native),
   ];
 }
