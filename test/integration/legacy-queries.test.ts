@@ -13,6 +13,7 @@ const QUERY_METHODS = [
   'ext_callCosmos',
   'ext_estimateNativeGas',
   'ext_estimateCosmosGas',
+  'ext_queryEvents',
 ];
 const DEV_NATIVE = 'sei15428vq2uzwhm3taey9sr9x5vm6tk78ew5cyfgc';
 /** keccak256 of empty code. */
@@ -26,9 +27,11 @@ describe('the legacy ext_ queries', function () {
   const receiver = Wallet.createRandom().address.toLowerCase();
   /** The block of the transfer to `receiver`. */
   let transferBlock: string;
-  /** A contract whose creation stored slot k = k + 1 for k from 0 to 4 (and left no code). */
+  /** A contract whose creation logged one empty log and stored slot k = k + 1 for k from 0 to 4 (and left no code). */
   let contract: string;
   let contractBlock: string;
+  /** The native bank send of 5 utest to `receiver` (the ext_estimateNativeGas tests deliver it): its hash, block and sender. */
+  let send: { hash: string; block: string; sender: string };
 
   before(async () => {
     node = await startTestNode({ config: { evm: { enabled_legacy_ext_apis: QUERY_METHODS } } });
@@ -44,7 +47,7 @@ describe('the legacy ext_ queries', function () {
     transferBlock = (await waitForReceipt(node.url, await submit(node.url, raw))).blockNumber;
     const stores = [0, 1, 2, 3, 4].map((slot) => `60${toBeHex(slot + 1, 1).slice(2)}60${toBeHex(slot, 1).slice(2)}55`);
     const creation = await sign(devWallet(1), {
-      data: `0x${stores.join('')}00`,
+      data: `0x60006000a0${stores.join('')}00`,
       gasLimit: 200_000n,
       maxFeePerGas: 100n * GWEI,
       maxPriorityFeePerGas: 1n * GWEI,
@@ -241,6 +244,11 @@ describe('the legacy ext_ queries', function () {
       const checked = await node.node.native.submit(raw);
       expect(checked.code, checked.log).to.equal(0);
       const delivered = (await node.node.native.whenIncluded(checked.hash, 20_000))!;
+      send = {
+        hash: `0x${Buffer.from(checked.hash).toString('hex')}`,
+        block: `0x${delivered.height.toString(16)}`,
+        sender: (await nativeSigner(devAccounts(3)[2]!.privateKey)).address,
+      };
       expect([delivered.code, estimated.result]).to.deep.equal([0, `0x${delivered.gasUsed.toString(16)}`]);
     });
 
@@ -272,6 +280,80 @@ describe('the legacy ext_ queries', function () {
       expect((await rpc(node.url, 'ext_estimateNativeGas', [])).error).to.deep.equal({
         code: -32602,
         message: 'missing value for required argument 0',
+      });
+    });
+  });
+
+  describe('ext_queryEvents', () => {
+    const query = (filter: object) => rpc(node.url, 'ext_queryEvents', [filter]);
+
+    it('lists EVM logs by type, as the ext view shows them', async () => {
+      const [log] = (await rpc(node.url, 'eth_getLogs', [{ fromBlock: '0x0', address: contract }])).result;
+      const answer = await query({ type: 'evm_log', fromBlock: '0x0', toBlock: 'latest' });
+      expect(answer.result).to.deep.equal({
+        events: [{ kind: 'evm', type: 'evm_log', ...log, synthetic: false }],
+        nextCursor: null,
+      });
+    });
+
+    it('lists the native events that name an account, by its EVM address', async () => {
+      const answer = await query({ address: receiver, fromBlock: '0x0' });
+      const cast = castNativeAddress(bytesOf(receiver));
+      const event = (type: string, eventIndex: number, attributes: [string, string][]) => ({
+        kind: 'native',
+        type,
+        attributes: attributes.map(([key, value]) => ({ key, value })),
+        transactionHash: send.hash,
+        eventIndex,
+        blockNumber: send.block,
+      });
+      expect(answer.result).to.deep.equal({
+        events: [
+          event('coin_received', 4, [
+            ['receiver', cast],
+            ['amount', '5utest'],
+          ]),
+          event('transfer', 5, [
+            ['recipient', cast],
+            ['sender', send.sender],
+            ['amount', '5utest'],
+          ]),
+        ],
+        nextCursor: null,
+      });
+      const transfers = await query({ type: 'transfer', address: receiver, fromBlock: '0x0' });
+      expect(transfers.result.events).to.deep.equal([answer.result.events[1]]);
+    });
+
+    it('pages through a range with limit and cursor', async () => {
+      const all = (await query({ fromBlock: '0x0' })).result.events;
+      const pages = [];
+      let cursor: string | undefined;
+      do {
+        const answer = await query({ fromBlock: '0x0', limit: 3, cursor });
+        pages.push(answer.result.events);
+        cursor = answer.result.nextCursor ?? undefined;
+      } while (cursor !== undefined);
+      expect(pages.flat()).to.deep.equal(all);
+      expect(pages.map((page) => page.length)).to.deep.equal([3, 3, 2]);
+    });
+
+    it('refuses a bad range, limit or cursor', async () => {
+      expect((await query({ fromBlock: '0x5', toBlock: '0x1' })).error).to.deep.equal({
+        code: -32000,
+        message: 'requested fromBlock 5 is greater than toBlock 1',
+      });
+      const beyond = (await query({ fromBlock: '0x0', toBlock: '0xffffff' })).error;
+      expect(beyond.code).to.equal(-32000);
+      // The head moves on while the test runs.
+      expect(beyond.message).to.match(/^requested toBlock 16777215 is after latest available block \d+$/);
+      expect((await query({ limit: 1001 })).error).to.deep.equal({
+        code: -32602,
+        message: 'invalid argument 0: limit 1001 is out of range: it must be from 1 to 1000',
+      });
+      expect((await query({ cursor: 'x' })).error).to.deep.equal({
+        code: -32602,
+        message: 'invalid argument 0: invalid cursor "x"',
       });
     });
   });

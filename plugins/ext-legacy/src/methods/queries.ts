@@ -2,6 +2,7 @@ import type { ResolvedDeps } from '@evmnode/core';
 import type { Deps } from '../deps.js';
 import { callNativeMethods } from './call-native.js';
 import { estimateNativeGasMethods } from './estimate-native-gas.js';
+import { queryEventsMethod } from './query-events.js';
 import { queryStateMethod } from './query-state.js';
 import { queryStorageMethod } from './query-storage.js';
 
@@ -10,6 +11,7 @@ export function queryMethods(deps: ResolvedDeps<Deps>) {
   return [
     queryStateMethod(deps.chain, deps.native),
     queryStorageMethod(deps.chain),
+    queryEventsMethod(deps.chain, deps.native, deps.logs),
     ...callNativeMethods(deps.chain, deps.native),
     ...estimateNativeGasMethods(deps.native),
   ];
