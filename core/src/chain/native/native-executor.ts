@@ -183,7 +183,11 @@ export async function deliver(
  * What the SDK's simulate does: the ante checks in simulation (their error thrown as the
  * {@link NativeError} it is) and delivery, on `state`, which the caller discards.
  */
-export async function simulate(state: MerkleStateManager, tx: NativeTransaction, rules: NativeRules): Promise<Delivered> {
+export async function simulate(
+  state: MerkleStateManager,
+  tx: NativeTransaction,
+  rules: NativeRules,
+): Promise<Delivered> {
   return deliverChecked(state, tx, rules, await checkAnte(state, tx, rules, 0n, true));
 }
 

@@ -1,7 +1,14 @@
 import type { Common } from '@ethereumjs/common';
 import { BranchMPTNode, ExtensionMPTNode, LeafMPTNode, MerklePatriciaTrie, type MPTNode } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
-import { Address, equalsBytes, hexToBytes, setLengthLeft, ValueEncoding, type PrefixedHexString } from '@ethereumjs/util';
+import {
+  Address,
+  equalsBytes,
+  hexToBytes,
+  setLengthLeft,
+  ValueEncoding,
+  type PrefixedHexString,
+} from '@ethereumjs/util';
 import type { TrieNodeStore } from './trie-node-store.js';
 import { stateManagerAt } from './world-state.js';
 

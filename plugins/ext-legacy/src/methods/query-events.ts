@@ -113,4 +113,3 @@ export function queryEventsMethod(chain: ChainReader, native: NativeLayer, logs:
     },
   });
 }
-
