@@ -78,8 +78,10 @@ export type { NativeLayer } from './api/native-layer.js';
 export type { LogIndexKey, LogPosition } from './logs/log-index.js';
 export type { BlockRecord, CommittedBlock, LogRecord, ReceiptRecord } from './chain/records.js';
 export type { StorageProof, StorageProofOp } from './chain/state/state-proofs.js';
+export type { StorageRange, StorageSlot } from './chain/state/storage-range.js';
 export { ChainParams } from './chain/chain-params.js';
 export {
+  castEvmAddress,
   castNativeAddress,
   decodeNativeAddress,
   encodeNativeAddress,

@@ -2,6 +2,7 @@ import type { Common } from '@ethereumjs/common';
 import type { PrefixedHexString } from '@ethereumjs/util';
 import type { BlockRecord, CommittedBlock, ReceiptRecord } from '../chain/records.js';
 import type { StorageProof } from '../chain/state/state-proofs.js';
+import type { StorageRange } from '../chain/state/storage-range.js';
 import type { BlockRef } from '../rpc/block-codecs.js';
 
 /** An account as the chain reads it. */
@@ -69,6 +70,12 @@ export interface ChainReader {
   storageAt(address: PrefixedHexString, slot: Uint8Array, height: number): Promise<Uint8Array>;
   /** Proofs of storage slots after block `height` against its state root. */
   proofAt(address: PrefixedHexString, slots: readonly Uint8Array[], height: number): Promise<StorageProof[]>;
+  /**
+   * Up to `limit` storage slots of `address` after block `height` whose hashed key (keccak256 of
+   * the slot, the trie's order) is at least `start`, and the hashed key of the next one, if any.
+   * It reads the trie nodes of that page only.
+   */
+  storageRangeAt(address: PrefixedHexString, height: number, start: Uint8Array, limit: number): Promise<StorageRange>;
   /** The bech32 native address associated with `evmAddress` after block `height`; undefined when none is. */
   nativeAddressOf(evmAddress: PrefixedHexString, height: number): Promise<string | undefined>;
   /** The EVM address associated with the bech32 `nativeAddress` after block `height`; undefined when none is. */

@@ -9,14 +9,21 @@ export interface NativeLayer {
   readonly chainId: string;
   /** Checks a transaction and admits it to the pool (code 0), or says why not, nothing applied. */
   submit(raw: Uint8Array): Promise<NativeCheckResult>;
+  /**
+   * Runs a transaction on the head state as the SDK's simulate does (no signature, gas limit or
+   * minimum fee checks), committing nothing: code 0 and its `gasUsed`, or the SDK's error.
+   */
+  simulate(raw: Uint8Array): Promise<NativeCheckResult>;
   /** A committed native transaction's result (`hash`: its SHA-256). */
   txByHash(hash: Uint8Array): Promise<NativeTxRecord | undefined>;
   /** Resolves with the transaction's result once a block includes it, or undefined after `timeoutMs`. */
   whenIncluded(hash: Uint8Array, timeoutMs: number): Promise<NativeTxRecord | undefined>;
-  /** The auth account of a bech32 address at the head; throws `NativeAddressError` when it is not one. */
-  account(address: string): Promise<NativeAccount | undefined>;
+  /** The auth account of a bech32 address at the head, or after `height`; throws `NativeAddressError` when it is not one. */
+  account(address: string, height?: number): Promise<NativeAccount | undefined>;
   /** A balance in `denom` at the head. */
   balance(address: string, denom: string): Promise<bigint>;
-  /** Every non-zero balance at the head. */
-  allBalances(address: string): Promise<Coin[]>;
+  /** Every non-zero balance at the head, or after `height`. */
+  allBalances(address: string, height?: number): Promise<Coin[]>;
+  /** The total supply of `denom` at the head (zero for an unknown one). */
+  supply(denom: string): Promise<bigint>;
 }

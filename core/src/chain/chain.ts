@@ -26,6 +26,7 @@ import {
 import { applyGenesisState, HEAD_STATE_CACHES, stateManagerAt } from './state/world-state.js';
 import { StatePruner } from './state/state-pruner.js';
 import { storageProofs, type StorageProof } from './state/state-proofs.js';
+import { accountStorageRange, type StorageRange } from './state/storage-range.js';
 import { TrieNodeStore } from './state/trie-node-store.js';
 import type { BlockRef } from '../rpc/block-codecs.js';
 import type { CoreConfig } from '../config/core-schema.js';
@@ -332,6 +333,17 @@ export class Chain implements ChainReader, TxSubmitter {
         ? stateManagerAt(this.nodes, this.common, hexToBytes(this.#head.stateRoot))
         : await this.stateAt(height);
     return storageProofs(state, address, slots);
+  }
+
+  /** Up to `limit` storage slots of `address` after block `height`, from hashed key `start` on, in hashed-key order. */
+  async storageRangeAt(
+    address: PrefixedHexString,
+    height: number,
+    start: Uint8Array,
+    limit: number,
+  ): Promise<StorageRange> {
+    const { stateRoot } = await this.stateBlockAt(height);
+    return accountStorageRange(this.nodes, this.common, hexToBytes(stateRoot), address, start, limit);
   }
 
   /** The bech32 native address associated with `evmAddress` after block `height`; undefined when it is not associated. */

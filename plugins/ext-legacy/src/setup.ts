@@ -10,6 +10,7 @@ import { addressMethods } from './methods/addresses.js';
 import { associateMethod } from './methods/associate.js';
 import { nativeTransactionMethods } from './methods/native-transactions.js';
 import { extLogMethods } from './methods/logs.js';
+import { queryMethods } from './methods/queries.js';
 
 const ext = { prefix: 'ext', view: 'ext' } as const;
 
@@ -29,6 +30,7 @@ const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
     { transports: ['http'] },
   );
   rpc.register(logs.methods, { transports: ['http'] });
+  rpc.register(queryMethods(deps), { transports: ['http'] });
   return { start: logs.start, stop: logs.stop };
 };
 

@@ -77,13 +77,16 @@ interface AnteOutcome {
 
 /**
  * The ante checks, reading `state` only: gas, fee payer, fee, association rules, sequence
- * (`expectedSequence` counts the signer's transactions waiting ahead of it) and signature.
+ * (`expectedSequence` counts the signer's transactions waiting ahead of it) and signature. A
+ * simulation skips what the SDK's simulate mode skips: the gas limit, the minimum fee and the
+ * signature (clients simulate before they know the gas, so before they sign).
  */
 export async function checkAnte(
   state: StateManagerInterface,
   tx: NativeTransaction,
   rules: NativeRules,
   pendingAhead: bigint,
+  simulation = false,
 ): Promise<AnteOutcome> {
   if (tx.signedByMessage) {
     const payer = await bankAccountOf(state, tx.signer.bytes);
@@ -91,7 +94,7 @@ export async function checkAnte(
     return { account: undefined, payer };
   }
   const gasUsed = gasUsedBy(tx);
-  if (gasUsed > tx.gasLimit) {
+  if (!simulation && gasUsed > tx.gasLimit) {
     throw NativeError.sdk(
       SdkError.OutOfGas,
       `out of gas in location: txSize; gasWanted: ${tx.gasLimit}, gasUsed: ${gasUsed}`,
@@ -106,7 +109,7 @@ export async function checkAnte(
   else {
     const required = requiredFee(tx.gasLimit, rules.minGasPrice);
     const paid = tx.fee.find(({ denom }) => denom === rules.denoms.base)?.amount ?? 0n;
-    if (paid < required) {
+    if (!simulation && paid < required) {
       throw NativeError.sdk(
         SdkError.InsufficientFee,
         `insufficient fees; got: ${coinsText(tx.fee)} required: ${required}${rules.denoms.base}`,
@@ -127,7 +130,7 @@ export async function checkAnte(
       `account sequence mismatch, expected ${expected}, got ${tx.sequence}`,
     );
   }
-  if (!signatureIsValid(tx, rules.chainId, account.accountNumber)) {
+  if (!simulation && !signatureIsValid(tx, rules.chainId, account.accountNumber)) {
     throw NativeError.sdk(
       SdkError.Unauthorized,
       `signature verification failed; please verify account number (${account.accountNumber}), sequence (${account.sequence}) and chain-id (${rules.chainId})`,
@@ -179,6 +182,27 @@ export async function deliver(
     if (error instanceof NativeError) return undefined;
     throw error;
   }
+  return deliverChecked(state, tx, rules, ante);
+}
+
+/**
+ * What the SDK's simulate does: the ante checks in simulation (their error thrown as the
+ * {@link NativeError} it is) and delivery, on `state`, which the caller discards.
+ */
+export async function simulate(
+  state: MerkleStateManager,
+  tx: NativeTransaction,
+  rules: NativeRules,
+): Promise<Delivered> {
+  return deliverChecked(state, tx, rules, await checkAnte(state, tx, rules, 0n, true));
+}
+
+async function deliverChecked(
+  state: MerkleStateManager,
+  tx: NativeTransaction,
+  rules: NativeRules,
+  ante: AnteOutcome,
+): Promise<Delivered> {
   const bank = new Bank(state, rules.denoms);
   await bank.send(
     ante.payer,

@@ -4,13 +4,14 @@ import { decodeNativeAddress } from './addresses.js';
 import { bankAccountOf } from './association.js';
 import { Auth } from './auth.js';
 import { Bank } from './bank.js';
-import { checkAnte, type NativeRules } from './native-executor.js';
+import { checkAnte, simulate, type NativeRules } from './native-executor.js';
 import { NativeError, SdkError } from './native-error.js';
 import { decodeNativeTransaction, gasUsedBy } from './native-transaction.js';
 import type { Coin, NativeAccount, NativeCheckResult, NativeTxRecord } from './native-types.js';
 import type { Chain } from '../chain.js';
 import { ChainParams } from '../chain-params.js';
 import type { StoredNativeTx } from '../records.js';
+import { stateManagerAt } from '../state/world-state.js';
 import type { NativeLayer } from '../../api/native-layer.js';
 
 /**
@@ -80,6 +81,29 @@ export class ChainNativeLayer implements NativeLayer {
     }
   }
 
+  /**
+   * Runs a transaction on the head state as the SDK's simulate does, committing nothing: its gas
+   * used (code 0), or the decode, ante or message error, as CheckTx words it.
+   */
+  async simulate(raw: Uint8Array): Promise<NativeCheckResult> {
+    const hash = sha256(raw);
+    try {
+      const tx = decodeNativeTransaction(raw);
+      // A state of its own at the head's root: the shared head state is never written outside a block.
+      const state = stateManagerAt(this.chain.nodes, this.chain.common, hexToBytes(this.chain.head().stateRoot));
+      await state.checkpoint();
+      try {
+        const { code, codespace, log, gasUsed } = await simulate(state, tx, this.#rules);
+        return { hash, code, codespace, log, gasWanted: tx.gasLimit, gasUsed };
+      } finally {
+        await state.revert();
+      }
+    } catch (error) {
+      if (!(error instanceof NativeError)) throw error;
+      return { hash, code: error.code, codespace: error.codespace, log: error.message, gasWanted: 0n, gasUsed: 0n };
+    }
+  }
+
   /** A committed native transaction's result. */
   async txByHash(hash: Uint8Array): Promise<NativeTxRecord | undefined> {
     const stored = await this.chain.store.nativeTransaction(hash);
@@ -105,9 +129,9 @@ export class ChainNativeLayer implements NativeLayer {
     });
   }
 
-  /** The auth account of a bech32 address at the head; throws `NativeAddressError` when it is not one. */
-  async account(address: string): Promise<NativeAccount | undefined> {
-    return new Auth(await this.#headState()).account(decodeNativeAddress(address));
+  /** The auth account of a bech32 address at the head (or after `height`); throws `NativeAddressError` when it is not one. */
+  async account(address: string, height?: number): Promise<NativeAccount | undefined> {
+    return new Auth(await this.#stateAfter(height)).account(decodeNativeAddress(address));
   }
 
   async balance(address: string, denom: string): Promise<bigint> {
@@ -115,13 +139,21 @@ export class ChainNativeLayer implements NativeLayer {
     return new Bank(state, this.#rules.denoms).balance(await bankAccountOf(state, decodeNativeAddress(address)), denom);
   }
 
-  async allBalances(address: string): Promise<Coin[]> {
-    const state = await this.#headState();
+  async allBalances(address: string, height?: number): Promise<Coin[]> {
+    const state = await this.#stateAfter(height);
     return new Bank(state, this.#rules.denoms).allBalances(await bankAccountOf(state, decodeNativeAddress(address)));
+  }
+
+  async supply(denom: string): Promise<bigint> {
+    return new Bank(await this.#headState(), this.#rules.denoms).supply(denom);
   }
 
   #headState() {
     return this.chain.stateAt(this.chain.head().height);
+  }
+
+  #stateAfter(height: number | undefined) {
+    return height === undefined ? this.#headState() : this.chain.stateAt(height);
   }
 }
 
