@@ -1,4 +1,4 @@
-import { NETWORKS, type NetworkName } from './profiles.js';
+import { DEFAULT_PLUGINS, NETWORKS, type NetworkName } from './profiles.js';
 
 /** The validated core sections of the configuration. Plugins' sections live under `plugins.<id>`. */
 export interface CoreConfig {
@@ -99,18 +99,7 @@ export const coreSchema = {
     plugins: {
       doc: 'Plugins to load, in order: built-in names, npm package names or paths to a plugin folder.',
       format: 'string-list',
-      default: [
-        'eth-query',
-        'eth-send',
-        'filters',
-        'subscriptions',
-        'hosted-keys',
-        'debug-trace',
-        'txpool',
-        'ext-legacy',
-        'ext2-legacy',
-        'legacy-trace',
-      ],
+      default: [...DEFAULT_PLUGINS],
     },
     disable_tags: {
       doc: 'Plugins carrying any of these tags are not loaded (e.g. ["hosted-key"] on public nodes).',

@@ -7,6 +7,20 @@ export type NetworkName = (typeof NETWORKS)[number];
  * Per-network defaults, applied above the schema defaults and below the config file, environment
  * and flags. Keys are dotted config paths.
  */
+/** The plugins every network loads unless `[node] plugins` says otherwise; `local` adds the native gateway. */
+export const DEFAULT_PLUGINS: readonly string[] = [
+  'eth-query',
+  'eth-send',
+  'filters',
+  'subscriptions',
+  'hosted-keys',
+  'debug-trace',
+  'txpool',
+  'ext-legacy',
+  'ext2-legacy',
+  'legacy-trace',
+];
+
 export const NETWORK_PROFILES: Readonly<Record<NetworkName, Readonly<Record<string, unknown>>>> = {
   local: {
     'node.chain_id': 713714,
@@ -14,19 +28,7 @@ export const NETWORK_PROFILES: Readonly<Record<NetworkName, Readonly<Record<stri
     'mempool.min_gas_price': 1_000_000_000,
     // A development node has one client, which may use all of it.
     'evm.max_client_share': 1,
-    'node.plugins': [
-      'eth-query',
-      'eth-send',
-      'filters',
-      'subscriptions',
-      'hosted-keys',
-      'debug-trace',
-      'txpool',
-      'ext-legacy',
-      'ext2-legacy',
-      'legacy-trace',
-      'native-gateway',
-    ],
+    'node.plugins': [...DEFAULT_PLUGINS, 'native-gateway'],
     // Dapps under development are served from localhost on any port.
     'evm.signing_origins': ['http://localhost:*', 'http://127.0.0.1:*'],
     // A development node runs its developer's own tracer code.
