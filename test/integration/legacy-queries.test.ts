@@ -336,6 +336,9 @@ describe('the legacy ext_ queries', function () {
       } while (cursor !== undefined);
       expect(pages.flat()).to.deep.equal(all);
       expect(pages.map((page) => page.length)).to.deep.equal([3, 3, 2]);
+      // The first page ends in a later block than it starts: a cursor carries a page across blocks.
+      const blocksOf = (page: { blockNumber: string }[]) => new Set(page.map((event) => event.blockNumber)).size;
+      expect(blocksOf(pages[0]!)).to.equal(2);
     });
 
     it('refuses a bad range, limit or cursor', async () => {
