@@ -338,7 +338,7 @@ describe('the legacy ext_ queries', function () {
       expect(pages.map((page) => page.length)).to.deep.equal([3, 3, 2]);
       // The first page ends in a later block than it starts: a cursor carries a page across blocks.
       const blocksOf = (page: { blockNumber: string }[]) => new Set(page.map((event) => event.blockNumber)).size;
-      expect(blocksOf(pages[0]!)).to.equal(2);
+      expect(blocksOf(pages[0])).to.equal(2);
     });
 
     it('refuses a bad range, limit or cursor', async () => {
