@@ -39,3 +39,6 @@ export { Metrics } from './metrics/metrics.js';
 export type { Chain } from './chain/chain.js';
 export { BlockReplayer } from './chain/replay/block-replayer.js';
 export { ChainSimulator } from './chain/simulation/simulator.js';
+export { stateManagerAt, WorldState } from './chain/state/world-state.js';
+export { TrieReads } from './chain/state/trie-reads.js';
+export { evmCommon } from './chain/evm/evm-common.js';

@@ -27,10 +27,18 @@ import { effectiveTip } from '../pool/pooled-transaction.js';
 import { fastTxOptions } from '../pool/raw-transaction.js';
 import type { BlockRecord } from '../records.js';
 import type { ChainSimulator } from '../simulation/simulator.js';
+import { TrieReads } from '../state/trie-reads.js';
 import { stateManagerAt, type StateCacheSizes, type WorldState } from '../state/world-state.js';
 
-/** A replay reads a block's worth of accounts and slots once or twice: small caches suffice. */
-const REPLAY_CACHES: StateCacheSizes = { trieNodes: 2_000, entries: 2_000 };
+/**
+ * A replay reads a block's worth of accounts and slots once or twice: a small node cache
+ * suffices. Its writes live only in the entry caches (the replay is never flushed), so those keep
+ * all: a block's gas bounds them.
+ */
+const REPLAY_CACHES: StateCacheSizes = { trieNodes: 2_000, entries: 'all' };
+
+/** Trie reads every replay shares (the same blocks are traced again and again), in bytes. */
+const TRIE_READS_BYTES = 32 * 1024 * 1024;
 
 /** Replay positions kept for the next trace of the same blocks. */
 const KEPT_POSITIONS = 4;
@@ -107,6 +115,7 @@ export class BlockReplayer implements Replayer {
   readonly #txOptions: TxOptions;
   readonly #nativeRules: NativeRules;
   readonly #positions = new ReplayPositions();
+  readonly #trieReads = new TrieReads(TRIE_READS_BYTES);
 
   constructor(
     private readonly chain: Chain,
@@ -164,17 +173,16 @@ export class BlockReplayer implements Replayer {
     const replayed: ReplayedTransaction[] = [];
     const count = last === undefined ? block.transactions.length : last + 1;
     const first = position.next;
-    const raws = await this.chain.store.rawTransactionsAt(height, first, count);
+    // A trace of the transaction a position stopped at already has it decoded.
+    const fetchFrom = position.nextTx === undefined ? first : first + 1;
+    const raws = fetchFrom < count ? await this.chain.store.rawTransactionsAt(height, fetchFrom, count) : [];
     // Transactions run without a tracer hold the event loop for their whole run: turns between them.
     const turns = new EventLoopTurns();
     for (let index = first; index < count; index++) {
       await turns.pause();
       signal?.throwIfAborted();
       const hash = block.transactions[index]!;
-      const raw = raws[index - first];
-      if (raw === undefined) throw new Error(`block ${height} has no raw transaction ${index}`);
-      const tx =
-        index === first && position.nextTx !== undefined ? position.nextTx : createTxFromRLP(raw, this.#txOptions);
+      const tx = index < fetchFrom ? position.nextTx! : this.#decode(raws[index - fetchFrom], height, index);
       const tracer =
         last === undefined || index === last
           ? tracerFor({
@@ -223,10 +231,16 @@ export class BlockReplayer implements Replayer {
     return replayed;
   }
 
+  #decode(raw: Uint8Array | undefined, height: number, index: number): TypedTransaction {
+    if (raw === undefined) throw new Error(`block ${height} has no raw transaction ${index}`);
+    return createTxFromRLP(raw, this.#txOptions);
+  }
+
   /** A replay of `block` from its start: the parent's state, the parent hash stored, the native transactions run. */
   async #open(block: BlockRecord, parent: BlockRecord): Promise<ReplayPosition> {
     const { height } = block;
     const state = stateManagerAt(this.chain.nodes, this.chain.common, hexToBytes(parent.stateRoot), REPLAY_CACHES);
+    state.trieReads = this.#trieReads;
     await state.checkpoint();
     const nativeEffects = new NativeEffects();
     const tracedOpcodes = new TracedOpcodes();

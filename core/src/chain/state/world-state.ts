@@ -1,19 +1,25 @@
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, CacheType, MerkleStateManager } from '@ethereumjs/statemanager';
-import { Account, Address, hexToBytes, ValueEncoding } from '@ethereumjs/util';
+import { RLP } from '@ethereumjs/rlp';
+import { Account, Address, createAccountFromRLP, hexToBytes, unpadBytes, ValueEncoding } from '@ethereumjs/util';
 import type { StateAccess } from '../../api/replayer.js';
 import { stateAccessOf, type StateRecordKind } from './state-access.js';
 import type { TrieNodeStore } from './trie-node-store.js';
+import type { TrieReads } from './trie-reads.js';
 import type { Genesis } from '../genesis.js';
 import { addressPairOf, associate } from '../native/association.js';
 import { Auth } from '../native/auth.js';
 import { Bank, WEI_PER_BASE_UNIT, type Denoms } from '../native/bank.js';
 
-/** How many trie nodes and accounts, storage slots and code entries a state manager keeps (LRU). */
+/**
+ * How many trie nodes and accounts, storage slots and code entries a state manager keeps (LRU).
+ * `all` keeps every entry: a state that is never flushed holds its writes only there, and an
+ * evicted one would be lost.
+ */
 export interface StateCacheSizes {
   readonly trieNodes: number;
-  readonly entries: number;
+  readonly entries: number | 'all';
 }
 
 /**
@@ -23,7 +29,13 @@ export interface StateCacheSizes {
  */
 export const HEAD_STATE_CACHES: StateCacheSizes = { trieNodes: 20_000, entries: 20_000 };
 
-function boundedCaches(sizes: StateCacheSizes): Caches {
+function cachesOf(sizes: StateCacheSizes): Caches {
+  if (sizes.entries === 'all')
+    return new Caches({
+      account: { type: CacheType.ORDERED_MAP },
+      storage: { type: CacheType.ORDERED_MAP },
+      code: { type: CacheType.ORDERED_MAP },
+    });
   return new Caches({
     account: { type: CacheType.LRU, size: sizes.entries },
     storage: { type: CacheType.LRU, size: sizes.entries },
@@ -36,10 +48,12 @@ function boundedCaches(sizes: StateCacheSizes): Caches {
  * leaves open those ethereumjs took for it, and whoever runs it must revert them) and, while an
  * {@link accessObserver} is set, every account, code and storage record read or written through
  * it (`debug_traceStateAccess`). Only the outermost operation is reported: the account read a
- * storage read makes inside ethereumjs is not a state access of the caller's.
+ * storage read makes inside ethereumjs is not a state access of the caller's. With
+ * {@link trieReads} set, what its caches miss is looked up there before the trie is walked.
  */
 export class WorldState extends MerkleStateManager {
   accessObserver: ((access: StateAccess) => void) | undefined;
+  trieReads: TrieReads | undefined;
   #nested = 0;
 
   get openCheckpoints(): number {
@@ -47,8 +61,8 @@ export class WorldState extends MerkleStateManager {
   }
 
   override getAccount(address: Address): Promise<Account | undefined> {
-    if (!this.#observing) return super.getAccount(address);
-    return this.#reported('read', 'account', address, undefined, () => super.getAccount(address), accountBytes);
+    if (!this.#observing) return this.#readAccount(address);
+    return this.#reported('read', 'account', address, undefined, () => this.#readAccount(address), accountBytes);
   }
 
   override putAccount(address: Address, account: Account | undefined): Promise<void> {
@@ -63,13 +77,13 @@ export class WorldState extends MerkleStateManager {
   }
 
   override getCode(address: Address): Promise<Uint8Array> {
-    if (!this.#observing) return super.getCode(address);
+    if (!this.#observing) return this.#readCode(address);
     return this.#reported(
       'read',
       'code',
       address,
       undefined,
-      () => super.getCode(address),
+      () => this.#readCode(address),
       (code) => code,
     );
   }
@@ -87,27 +101,89 @@ export class WorldState extends MerkleStateManager {
   }
 
   override getStorage(address: Address, slot: Uint8Array): Promise<Uint8Array> {
-    if (!this.#observing) return super.getStorage(address, slot);
+    if (!this.#observing) return this.#readStorage(address, slot);
     return this.#reported(
       'read',
       'storage',
       address,
       slot,
-      () => super.getStorage(address, slot),
+      () => this.#readStorage(address, slot),
       (value) => value,
     );
   }
 
   override putStorage(address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
-    if (!this.#observing) return super.putStorage(address, slot, value);
-    const put = () => super.putStorage(address, slot, value);
+    if (!this.#observing) return this.#writeStorage(address, slot, value);
+    const put = () => this.#writeStorage(address, slot, value);
     return this.#reported('write', 'storage', address, slot, put, () => value);
+  }
+
+  /**
+   * ethereumjs' write with caches, without its walk of the storage trie: its cache `put` returns
+   * nothing, so its `?? writeContractStorage` also writes every slot into the trie at once, which
+   * `flush` then does again. The trie is written once, at flush.
+   */
+  async #writeStorage(address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
+    const storage = this._caches?.storage;
+    if (storage === undefined || slot.length !== 32 || value.length > 32) return super.putStorage(address, slot, value);
+    if ((await this.getAccount(address)) === undefined) return super.putStorage(address, slot, value);
+    storage.put(address, slot, RLP.encode(unpadBytes(value)));
   }
 
   /** Every slot of `address` cleared: reported as a write of its storage key without a slot. */
   override clearStorage(address: Address): Promise<void> {
     if (!this.#observing) return super.clearStorage(address);
     return this.#reported('write', 'storage', address, undefined, () => super.clearStorage(address), noBytes);
+  }
+
+  // The three reads below do what ethereumjs' do, with the trie walk replaced by a lookup in
+  // trieReads when it holds the value; what they find goes into the caches as ethereumjs' reads
+  // put it there, so that checkpoints and reverts see the same caches either way.
+
+  async #readAccount(address: Address): Promise<Account | undefined> {
+    const reads = this.trieReads;
+    if (reads === undefined || this._caches?.account?.get(address) !== undefined) return super.getAccount(address);
+    const root = this._trie.root();
+    const rlp = reads.account(root, address.bytes);
+    if (rlp === undefined) {
+      const account = await super.getAccount(address);
+      reads.rememberAccount(root, address.bytes, account?.serialize());
+      return account;
+    }
+    const account = rlp === null ? undefined : createAccountFromRLP(rlp);
+    this._caches?.account?.put(address, account);
+    return account;
+  }
+
+  async #readStorage(address: Address, slot: Uint8Array): Promise<Uint8Array> {
+    const reads = this.trieReads;
+    if (reads === undefined || this._caches?.storage?.get(address, slot) !== undefined)
+      return super.getStorage(address, slot);
+    const account = await this.#readAccount(address);
+    if (account === undefined) return new Uint8Array();
+    const encoded = reads.slot(account.storageRoot, slot);
+    if (encoded === undefined) {
+      const value = await super.getStorage(address, slot);
+      reads.rememberSlot(account.storageRoot, slot, RLP.encode(value));
+      return value;
+    }
+    this._caches?.storage?.put(address, slot, encoded);
+    return RLP.decode(encoded) as Uint8Array;
+  }
+
+  async #readCode(address: Address): Promise<Uint8Array> {
+    const reads = this.trieReads;
+    if (reads === undefined || this._caches?.code?.get(address) !== undefined) return super.getCode(address);
+    const account = await this.#readAccount(address);
+    if (account === undefined || !account.isContract()) return new Uint8Array();
+    const known = reads.code(account.codeHash);
+    if (known !== undefined) {
+      this._caches?.code?.put(address, known);
+      return known;
+    }
+    const code = await super.getCode(address);
+    reads.rememberCode(account.codeHash, code);
+    return code;
   }
 
   /** Whether this operation is reported: an observer is set and no reported operation is under way. */
@@ -158,7 +234,7 @@ export function stateManagerAt(
     ...(caches === undefined ? {} : { cacheSize: caches.trieNodes }),
     ...(root === undefined ? {} : { root }),
   });
-  return new WorldState({ trie, common, ...(caches === undefined ? {} : { caches: boundedCaches(caches) }) });
+  return new WorldState({ trie, common, ...(caches === undefined ? {} : { caches: cachesOf(caches) }) });
 }
 
 /**

@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import { Account, Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { MemoryStore } from '@evmnode/core';
+import { evmCommon, stateManagerAt, TrieNodeStore, TrieReads, type WorldState } from '@evmnode/core/internal';
+
+const common = evmCommon(713715n);
+const contract = new Address(hexToBytes('0x00000000000000000000000000000000000000c0'));
+const holder = new Address(hexToBytes('0x00000000000000000000000000000000000000a1'));
+const slot = (n: number): Uint8Array => setLengthLeft(new Uint8Array([n]), 32);
+const code = hexToBytes('0x6001600055');
+
+/** A node store that counts the trie nodes read from it. */
+class CountingNodeStore extends TrieNodeStore {
+  reads = 0;
+
+  override get(key: string | Uint8Array) {
+    this.reads++;
+    return super.get(key);
+  }
+}
+
+/** A contract with code and two slots, and a holder: the state every case starts from. */
+async function baseState(nodes: TrieNodeStore): Promise<Uint8Array> {
+  const state = stateManagerAt(nodes, common);
+  await state.putAccount(contract, new Account(1n, 0n));
+  await state.putCode(contract, code);
+  await state.putStorage(contract, slot(1), hexToBytes('0x11'));
+  await state.putStorage(contract, slot(2), hexToBytes('0x22'));
+  await state.putAccount(holder, new Account(0n, 5n));
+  return state.getStateRoot();
+}
+
+/** What a block replay does to its state: reads, writes, a reverted checkpoint, a clear, a delete. */
+async function replayLike(state: WorldState): Promise<string[]> {
+  const seen: string[] = [];
+  const note = async (read: Promise<Uint8Array>) => seen.push(bytesToHex(await read));
+  await state.checkpoint();
+  await note(state.getStorage(contract, slot(1)));
+  await note(state.getCode(contract));
+  await state.checkpoint();
+  await state.putStorage(contract, slot(1), hexToBytes('0x99'));
+  await note(state.getStorage(contract, slot(1)));
+  await note(state.getStorage(contract, slot(2)));
+  await state.revert();
+  await note(state.getStorage(contract, slot(1)));
+  await state.putStorage(contract, slot(3), hexToBytes('0x33'));
+  await note(state.getStorage(contract, slot(3)));
+  await state.clearStorage(contract);
+  await note(state.getStorage(contract, slot(2)));
+  seen.push(String((await state.getAccount(holder))?.balance));
+  await state.deleteAccount(holder);
+  seen.push(String((await state.getAccount(holder))?.balance));
+  await state.commit();
+  seen.push(bytesToHex(await state.getStateRoot()));
+  return seen;
+}
+
+describe('WorldState', () => {
+  it('answers from shared trie reads exactly as from the trie, and walks the trie no more once they hold the values', async () => {
+    const nodes = new CountingNodeStore(new MemoryStore());
+    const root = await baseState(nodes);
+    const reads = new TrieReads(1024 * 1024);
+    const open = (withReads: boolean) => {
+      const state = stateManagerAt(nodes, common, root, { trieNodes: 100, entries: 'all' });
+      if (withReads) state.trieReads = reads;
+      return state;
+    };
+
+    const plain = await replayLike(open(false));
+    expect(plain.slice(0, 9)).to.deep.equal([
+      '0x11',
+      bytesToHex(code),
+      '0x99',
+      '0x22',
+      '0x11',
+      '0x33',
+      '0x',
+      '5',
+      'undefined',
+    ]);
+    expect(await replayLike(open(true))).to.deep.equal(plain);
+
+    nodes.reads = 0;
+    const warm = open(true);
+    await warm.checkpoint();
+    expect(bytesToHex(await warm.getStorage(contract, slot(2)))).to.equal('0x22');
+    expect(bytesToHex(await warm.getCode(contract))).to.equal(bytesToHex(code));
+    expect((await warm.getAccount(holder))?.balance).to.equal(5n);
+    expect(nodes.reads).to.equal(0);
+  });
+
+  it('writes slots into the trie once, at flush, to the same root as a state without caches', async () => {
+    const nodes = new TrieNodeStore(new MemoryStore());
+    const root = await baseState(nodes);
+    const write = async (state: WorldState) => {
+      for (let n = 1; n <= 40; n++) await state.putStorage(contract, slot(n), new Uint8Array([n, n]));
+      await state.putStorage(contract, slot(2), new Uint8Array());
+      return bytesToHex(await state.getStateRoot());
+    };
+    const cached = stateManagerAt(nodes, common, root, { trieNodes: 100, entries: 100 });
+    expect(await write(cached)).to.equal(await write(stateManagerAt(nodes, common, root)));
+    expect(bytesToHex(await cached.getStorage(contract, slot(2)))).to.equal('0x');
+    expect(
+      bytesToHex(await stateManagerAt(nodes, common, hexToBytes(await write(cached))).getStorage(contract, slot(40))),
+    ).to.equal('0x2828');
+  });
+});
