@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { bech32 } from '@scure/base';
 import { expect } from 'chai';
 import { hexlify, Interface, Wallet } from 'ethers';
@@ -64,14 +67,20 @@ describe('ext_ logs and filters, and the ExcludeTraceFail methods, on one block:
   const pointerReceiver = Wallet.createRandom().address;
   const tokenReceiver = devWallet(5).address;
 
-  before(async () => {
-    // Long blocks, so that the native and EVM transactions sent together share one.
-    node = await startTestNode({
+  // Long blocks, so that the native and EVM transactions sent together share one; a home of the
+  // test's own, so that the node can be restarted on it.
+  const home = mkdtempSync(join(tmpdir(), 'evmnode-legacy-logs-'));
+  const start = () =>
+    startTestNode({
+      home,
       config: {
         consensus: { block_time: 1000 },
         evm: { enabled_legacy_ext_apis: LEGACY_LOG_METHODS, max_filters: MAX_FILTERS },
       },
     });
+
+  before(async () => {
+    node = await start();
     const registrar = await nativeSigner(devAccounts(1)[0]!.privateKey);
     const registered = await registerPointer(node.node.native, registrar, 'utest');
     expect(registered.code, registered.log).to.equal(0);
@@ -141,7 +150,10 @@ describe('ext_ logs and filters, and the ExcludeTraceFail methods, on one block:
     expect(stored.synthetic.ext).to.have.length(1);
     [pointerTransfer] = stored.synthetic.ext as [string];
   });
-  after(() => node.stop());
+  after(async () => {
+    await node.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
 
   const evmLog = (transactionIndex: string, logIndex: string) => ({
     address: pointer,
@@ -232,6 +244,34 @@ describe('ext_ logs and filters, and the ExcludeTraceFail methods, on one block:
     });
     for (const id of [filters.eth, ...ethIds])
       expect(await resultOf(node.url, 'eth_uninstallFilter', [id])).to.equal(true);
+  });
+
+  it("numbers a later block's EVM logs as eth_getLogs does (no synthetic log precedes them), also after a restart", async () => {
+    const later = await sign(devWallet(4), {
+      to: pointer,
+      data: TRANSFER_ABI.encodeFunctionData('transfer', [tokenReceiver, 1n]),
+      gasLimit: 200_000n,
+      maxFeePerGas: 100n * GWEI,
+      maxPriorityFeePerGas: 1n * GWEI,
+      nonce: 2,
+      chainId: 713714n,
+    });
+    const laterHeight = (await waitForReceipt(node.url, await submit(node.url, later))).blockNumber;
+    const expectViews = async () => {
+      const range = { fromBlock: laterHeight, address: pointer };
+      const ethLogs: object[] = await resultOf(node.url, 'eth_getLogs', [range]);
+      expect(ethLogs).to.have.length(1);
+      expect(await resultOf(node.url, 'ext_getLogs', [range])).to.deep.equal(
+        ethLogs.map((log) => ({ ...log, synthetic: false })),
+      );
+      expect(await resultOf(node.url, 'ext_getLogs', [{ fromBlock: height, toBlock: height }])).to.deep.equal(
+        extLogs(),
+      );
+    };
+    await expectViews();
+    await node.stop();
+    node = await start();
+    await expectViews();
   });
 
   describe('ExcludeTraceFail (no committed transaction can fail tracing here: reverts are kept, synthetic ones left out)', () => {

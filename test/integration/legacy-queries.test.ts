@@ -3,7 +3,7 @@ import { keccak256, toBeHex, Wallet, zeroPadValue } from 'ethers';
 import { castNativeAddress, devAccounts } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, GWEI, sign, submit, waitForReceipt } from '../support/chain-kit.js';
-import { rpc } from '../support/rpc-client.js';
+import { post, rpc } from '../support/rpc-client.js';
 import { nativeSigner, signNative } from '../support/native-kit.js';
 
 const QUERY_METHODS = [
@@ -34,7 +34,10 @@ describe('the legacy ext_ queries', function () {
   let send: { hash: string; block: string; sender: string };
 
   before(async () => {
-    node = await startTestNode({ config: { evm: { enabled_legacy_ext_apis: QUERY_METHODS } } });
+    // One simulation at a time, so that the limiter's refusal can be seen.
+    node = await startTestNode({
+      config: { evm: { enabled_legacy_ext_apis: QUERY_METHODS, max_concurrent_simulation_calls: 1 } },
+    });
     const raw = await sign(devWallet(0), {
       to: receiver,
       value: 3n * 10n ** 12n + 5n,
@@ -216,20 +219,19 @@ describe('the legacy ext_ queries', function () {
   describe('ext_estimateNativeGas', () => {
     const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
     /** A bank send of `amount` utest from dev account 2 to the receiver's cast address. */
-    async function signedSend(amount: string, sequence?: bigint) {
+    async function signedSend(amount: string, sequence?: bigint, messages = 1) {
       const signer = await nativeSigner(devAccounts(3)[2]!.privateKey);
       const account = (await node.node.native.account(signer.address))!;
+      const message = {
+        typeUrl: '/cosmos.bank.v1beta1.MsgSend',
+        value: {
+          fromAddress: signer.address,
+          toAddress: castNativeAddress(bytesOf(receiver)),
+          amount: [{ denom: 'utest', amount }],
+        },
+      };
       return signNative(signer, {
-        messages: [
-          {
-            typeUrl: '/cosmos.bank.v1beta1.MsgSend',
-            value: {
-              fromAddress: signer.address,
-              toAddress: castNativeAddress(bytesOf(receiver)),
-              amount: [{ denom: 'utest', amount }],
-            },
-          },
-        ],
+        messages: Array.from({ length: messages }, () => message),
         sequence: sequence ?? account.sequence,
         accountNumber: account.accountNumber,
       });
@@ -266,6 +268,32 @@ describe('the legacy ext_ queries', function () {
           'failed to execute message; message index: 0: spendable balance 999995utest is smaller than 999999999utest: insufficient funds',
         data: { codespace: 'sdk', code: 5 },
       });
+    });
+
+    it('refuses a transaction that would use more gas than a block has, as admission does', async () => {
+      const blockGas = BigInt((await rpc(node.url, 'eth_getBlockByNumber', ['latest', false])).result.gasLimit);
+      // A send costs 20,000 gas and 5,000 per coin: one more than a block can hold.
+      const messages = Number(blockGas / 25_000n) + 1;
+      const raw = await signedSend('1', undefined, messages);
+      const gasUsed = 10n * BigInt(raw.length) + 1_000n + 25_000n * BigInt(messages);
+      expect((await rpc(node.url, 'ext_estimateNativeGas', [base64(raw)])).error).to.deep.equal({
+        code: -32000,
+        message: `tx gas used ${gasUsed} exceeds block max gas limit ${blockGas}: out of gas`,
+        data: { codespace: 'sdk', code: 11 },
+      });
+    });
+
+    it('runs one simulation at a time here (max_concurrent_simulation_calls), refusing the others with -32005', async () => {
+      const estimate = { jsonrpc: '2.0', method: 'ext_estimateNativeGas', params: [base64(await signedSend('1'))] };
+      const { text } = await post(node.url, JSON.stringify([1, 2, 3].map((id) => ({ ...estimate, id }))));
+      const busy = { code: -32005, message: 'ext_estimateNativeGas rejected due to rate limit: server busy' };
+      const answers = JSON.parse(text) as { id: number; result?: string; error?: object }[];
+      expect(answers.map(({ id, error }) => ({ id, error }))).to.deep.equal([
+        { id: 1, error: undefined },
+        { id: 2, error: busy },
+        { id: 3, error: busy },
+      ]);
+      expect(answers[0]!.result).to.match(/^0x[0-9a-f]+$/);
     });
 
     it('refuses what is not base64 or not a transaction with -32602', async () => {

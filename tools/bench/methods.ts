@@ -50,8 +50,15 @@ const ANVIL_CHAIN_ID = 31337n;
 /** Ample for the 100 blocks a batch reads: 40 s of 400 ms blocks. */
 const BLOCKS_WAIT_MS = 120_000;
 
-/** Each server's result per method case, by server name; a server that failed to start is absent. */
-type Results = Map<string, Map<MethodCase, HttpLoadResult>>;
+/**
+ * Each server's result per method case, by server name (a server that failed to start is
+ * absent); and for a case compared with another method of its own server, that method's result
+ * measured in turns with it.
+ */
+interface Results {
+  readonly byServer: Map<string, Map<MethodCase, HttpLoadResult>>;
+  readonly paired: Map<MethodCase, HttpLoadResult>;
+}
 
 interface Prepared {
   readonly server: ChainServer;
@@ -81,7 +88,7 @@ async function main(): Promise<void> {
     }
     const results = await measure(prepared, seconds);
     report(results);
-    if ([...results.values()].some((byCase) => [...byCase.values()].some((result) => result.errors > 0)))
+    if ([...results.byServer.values()].some((byCase) => [...byCase.values()].some((result) => result.errors > 0)))
       process.exitCode = 1;
     const evmnode = prepared.find(({ server }) => server.name === 'evmnode');
     if (evmnode !== undefined) blockNumberCall = BLOCK_NUMBER.build(evmnode.fixture, 0);
@@ -143,23 +150,33 @@ async function prepare(name: string, start: () => Promise<ChainServer>): Promise
  * whatever else runs on the machine weighs on the figures compared with each other alike.
  */
 async function measure(prepared: readonly Prepared[], seconds: number): Promise<Results> {
-  const results: Results = new Map(prepared.map(({ server }) => [server.name, new Map<MethodCase, HttpLoadResult>()]));
+  const byServer = new Map(prepared.map(({ server }) => [server.name, new Map<MethodCase, HttpLoadResult>()]));
+  const paired = new Map<MethodCase, HttpLoadResult>();
   for (const method of METHOD_CASES) {
-    const turns: { server: ChainServer; call: PostedCall; runs: HttpSamples[] }[] = [];
+    const turns: { server: ChainServer; call: PostedCall; runs: HttpSamples[]; keep: (r: HttpLoadResult) => void }[] =
+      [];
     for (const { server, fixture } of prepared) {
       if (method.servers !== undefined && !method.servers.includes(server.name)) continue;
-      const call = method.build(fixture, await headWithBlocks(server.url, method.blocksNeeded));
+      const head = await headWithBlocks(server.url, method.blocksNeeded);
+      const keep = (result: HttpLoadResult) => byServer.get(server.name)?.set(method, result);
+      turns.push({ server, call: method.build(fixture, head), runs: [], keep });
+      // The method it is compared with on its own server takes its turns beside it.
+      for (const target of method.targets.filter(({ peer, method: named }) => peer === server.name && named)) {
+        const call = peerCase(method, target).build(fixture, head);
+        turns.push({ server, call, runs: [], keep: (result) => paired.set(method, result) });
+      }
+    }
+    for (const { server, call } of turns) {
       console.error(`${server.name} ${method.name}: warming up`);
       await runHttpLoad(server.url, call, IN_FLIGHT, WARMUP_SECONDS);
-      turns.push({ server, call, runs: [] });
     }
     console.error(`${method.name}: measuring ${seconds} s on each server, in ${SLICES} turns`);
     for (let slice = 0; slice < SLICES; slice++)
       for (const { server, call, runs } of turns)
         runs.push(await sampleHttpLoad(server.url, call, IN_FLIGHT, seconds / SLICES));
-    for (const { server, runs } of turns) results.get(server.name)?.set(method, summarize(runs));
+    for (const { runs, keep } of turns) keep(summarize(runs));
   }
-  return results;
+  return { byServer, paired };
 }
 
 /** The head height once the chain has at least `blocks` blocks, genesis included. */
@@ -175,7 +192,7 @@ async function headWithBlocks(url: string, blocks: number): Promise<number> {
 
 function report(results: Results): void {
   const rows = METHOD_CASES.flatMap((method) =>
-    [...results].flatMap(([name, byCase]) => {
+    [...results.byServer].flatMap(([name, byCase]) => {
       const result = byCase.get(method);
       if (result === undefined) return [];
       return [
@@ -196,28 +213,32 @@ function report(results: Results): void {
   for (const line of formatTable(header, rows, 'llrrrrr')) console.log(line);
 
   const ratioRows = METHOD_CASES.map((method) => {
-    const mine = results.get('evmnode')?.get(method);
-    const anvil = results.get('anvil')?.get(method);
+    const mine = results.byServer.get('evmnode')?.get(method);
+    const anvil = results.byServer.get('anvil')?.get(method);
     const ratio = mine && anvil ? (mine.requestsPerSecond / anvil.requestsPerSecond).toFixed(2) : 'n/a';
     const targets = method.targets.map(
       ({ peer, atLeast, knownRate, method: peerMethod }) =>
         `≥ ${atLeast}× ${peer}${peerMethod === undefined ? '' : ` ${peerMethod}`}${knownRate === undefined ? '' : ` (${knownRate}/s, measured separately)`}`,
     );
-    const verdicts = method.targets.map((target) =>
-      verdict(mine, results.get(target.peer)?.get(peerCase(method, target)), target),
-    );
+    const verdicts = method.targets.map((target) => verdict(mine, comparedResult(results, method, target), target));
     return [method.name, ratio, targets.join(', ') || '-', verdicts.join(', ') || '-'];
   });
   console.log();
   for (const line of formatTable(['method', 'evmnode/anvil', 'target', 'met'], ratioRows, 'lrll')) console.log(line);
 
-  const problems = [...results].flatMap(([name, byCase]) =>
+  const problems = [...results.byServer].flatMap(([name, byCase]) =>
     [...byCase].flatMap(([method, result]) =>
       result.errors > 0 ? [`${name} ${method.name}: ${result.errors} errors, first: ${result.firstProblem}`] : [],
     ),
   );
   if (problems.length > 0) console.log(['', ...problems].join('\n'));
   console.log();
+}
+
+/** What a target compares with: the paired measurement of a method of evmnode's own, else the peer's. */
+function comparedResult(results: Results, method: MethodCase, target: Ratio): HttpLoadResult | undefined {
+  if (target.peer === 'evmnode' && target.method !== undefined) return results.paired.get(method);
+  return results.byServer.get(target.peer)?.get(peerCase(method, target));
 }
 
 /** The case a target compares with: the same one on the peer, or the one it names. */
@@ -236,7 +257,8 @@ function verdict(mine: HttpLoadResult | undefined, theirs: HttpLoadResult | unde
   const peerRate = theirs?.requestsPerSecond ?? target.knownRate;
   if (mine === undefined || peerRate === undefined) return 'n/a';
   if (mine.errors > 0 || (theirs?.errors ?? 0) > 0) return 'no (errors)';
-  return mine.requestsPerSecond / peerRate >= target.atLeast ? 'yes' : 'NO';
+  const ratio = mine.requestsPerSecond / peerRate;
+  return `${ratio >= target.atLeast ? 'yes' : 'NO'} (${ratio.toFixed(2)}×)`;
 }
 
 try {

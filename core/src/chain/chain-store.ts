@@ -57,6 +57,10 @@ export class ChainStore {
   readonly #store: KvStore;
   readonly #blocks = new LRUCache<number, BlockRecord>({ maxSize: BLOCK_CACHE_BYTES });
   readonly #locations = new LRUCache<PrefixedHexString, TxLocation>({ max: LOCATION_CACHE_ENTRIES });
+  /** The highest height with a synthetic log on disk when first asked (-1: none), read once. */
+  #storedLastSynthetic: Promise<number> | undefined;
+  /** The highest height with a synthetic log this process committed (-1: none). */
+  #committedLastSynthetic = -1;
 
   constructor(private readonly database: Database) {
     this.#store = database.store;
@@ -179,6 +183,26 @@ export class ChainStore {
     return this.#positionedLogs(Bucket.SyntheticLog, fromHeight, toHeight);
   }
 
+  /**
+   * The highest height that has a synthetic log (-1: none yet): a range above it has none, and
+   * its `ext` view is its `eth` view's (pointer transfers are rare on most chains).
+   */
+  async lastSyntheticLogHeight(): Promise<number> {
+    this.#storedLastSynthetic ??= this.#readLastSyntheticLogHeight();
+    return Math.max(await this.#storedLastSynthetic, this.#committedLastSynthetic);
+  }
+
+  async #readLastSyntheticLogHeight(): Promise<number> {
+    const range = {
+      gte: Uint8Array.of(Bucket.SyntheticLog),
+      lt: Uint8Array.of(Bucket.SyntheticLog + 1),
+      reverse: true,
+      limit: 1,
+    };
+    for await (const [key] of this.#store.iterate(range)) return positionOfLogKey(key).height;
+    return -1;
+  }
+
   async *#positionedLogs(bucket: Bucket, fromHeight: number, toHeight: number): AsyncIterable<PositionedLog> {
     const range = { gte: bucketKey(bucket, fromHeight), lt: bucketKey(bucket, toHeight + 1) };
     for await (const [key, stored] of this.#store.iterate(range)) yield { position: positionOfLogKey(key), stored };
@@ -220,6 +244,7 @@ export class ChainStore {
     }
     this.database.meta.put(batch, HEAD_KEY, BigInt(height));
     await batch.write({ sync: true });
+    if (syntheticTransactions.some((synthetic) => synthetic.logs.length > 0)) this.#committedLastSynthetic = height;
     nodes.committed();
     this.#blocks.set(height, block, { size: blockBytes.length });
   }

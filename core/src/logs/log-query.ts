@@ -164,6 +164,9 @@ export class IndexedLogQuery implements LogQuery {
    * EVM logs and their transactions move up by that many places.
    */
   async #findExt(match: LogMatch, from: number, to: number, limit: number, after?: LogPosition): Promise<FoundLog[]> {
+    if (from > (await this.chain.store.lastSyntheticLogHeight())) {
+      return (await this.#findEvm(match, from, to, limit, after)).map((log) => inExtView(log, 0));
+    }
     const matcher = new LogMatcher(match);
     const syntheticCount = new Map<number, number>();
     const found: FoundLog[] = [];
@@ -234,8 +237,15 @@ async function* blocksOf(scan: IndexScan): AsyncIterable<Candidate[]> {
   for (let block = await scan.nextBlock(); block !== undefined; block = await scan.nextBlock()) yield block;
 }
 
+const NOT_SYNTHETIC = Buffer.from(',"synthetic":false}', 'utf8');
+
 /** An EVM log as the `ext` view numbers it: `shift` synthetic logs and transactions precede it. */
 function inExtView(log: FoundLog, shift: number): FoundLog {
+  // Most blocks have no pointer transfer: the stored JSON only gains its last field.
+  if (shift === 0) {
+    const json = Buffer.concat([log.json.subarray(0, log.json.length - 1), NOT_SYNTHETIC]);
+    return { position: log.position, json };
+  }
   const json = JSON.parse(Buffer.from(log.json).toString('utf8')) as Record<string, unknown>;
   const logIndex = log.position.logIndex + shift;
   json.logIndex = toQuantity(logIndex);

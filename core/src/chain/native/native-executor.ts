@@ -18,6 +18,7 @@ import { gasUsedBy, signatureIsValid, type NativeMessage, type NativeTransaction
 import type { Coin, NativeAccount, NativeEvent } from './native-types.js';
 import { registerPointer } from './pointers.js';
 import { ChainParams } from '../chain-params.js';
+import { EventLoopTurns } from '../../rpc/event-loop-turns.js';
 
 /** What the checks of a native transaction need beside the state. */
 export interface NativeRules {
@@ -194,7 +195,8 @@ export async function simulate(
   tx: NativeTransaction,
   rules: NativeRules,
 ): Promise<Delivered> {
-  return deliverChecked(state, tx, rules, await checkAnte(state, tx, rules, 0n, true));
+  // A simulation runs for a client, beside blocks and other calls: it gives them turns.
+  return deliverChecked(state, tx, rules, await checkAnte(state, tx, rules, 0n, true), new EventLoopTurns());
 }
 
 async function deliverChecked(
@@ -202,6 +204,7 @@ async function deliverChecked(
   tx: NativeTransaction,
   rules: NativeRules,
   ante: AnteOutcome,
+  turns?: EventLoopTurns,
 ): Promise<Delivered> {
   const bank = new Bank(state, rules.denoms);
   await bank.send(
@@ -219,6 +222,7 @@ async function deliverChecked(
     const synthetic: SyntheticDraft[] = [];
     for (const [index, message] of tx.messages.entries()) {
       running = index;
+      await turns?.pause();
       events.push(...(await executeMessage(state, tx, message, index, rules.denoms, synthetic)));
     }
     await state.commit();

@@ -6,13 +6,36 @@ import { Auth } from './auth.js';
 import { Bank } from './bank.js';
 import { checkAnte, simulate, type NativeRules } from './native-executor.js';
 import { NativeError, SdkError } from './native-error.js';
-import { decodeNativeTransaction, gasUsedBy } from './native-transaction.js';
+import { decodeNativeTransaction, gasUsedBy, type NativeTransaction } from './native-transaction.js';
 import type { Coin, NativeAccount, NativeCheckResult, NativeTxRecord } from './native-types.js';
 import type { Chain } from '../chain.js';
 import { ChainParams } from '../chain-params.js';
 import type { StoredNativeTx } from '../records.js';
 import { stateManagerAt } from '../state/world-state.js';
 import type { NativeLayer } from '../../api/native-layer.js';
+
+/** A transaction refused: its error, nothing used. */
+function refusal(hash: Uint8Array, error: NativeError): NativeCheckResult {
+  return { hash, code: error.code, codespace: error.codespace, log: error.message, gasWanted: 0n, gasUsed: 0n };
+}
+
+/**
+ * The transaction `raw` decodes to, when a block could hold it: at most `maxTxBytes`, and no more
+ * gas than a block has, the gas it asks for (the SDK's first ante check, SetUpContextDecorator)
+ * or, in a simulation, which asks for none, the gas it would use.
+ */
+function decodeWithinBlockLimits(raw: Uint8Array, blockGas: bigint, simulation = false): NativeTransaction {
+  if (raw.length > ChainParams.maxTxBytes)
+    throw NativeError.sdk(SdkError.TxTooLarge, `tx size ${raw.length} exceeds ${ChainParams.maxTxBytes} bytes`);
+  const tx = decodeNativeTransaction(raw);
+  const gas = simulation ? gasUsedBy(tx) : tx.gasLimit;
+  if (gas > blockGas)
+    throw NativeError.sdk(
+      SdkError.OutOfGas,
+      `tx gas ${simulation ? 'used' : 'wanted'} ${gas} exceeds block max gas limit ${blockGas}`,
+    );
+  return tx;
+}
 
 /**
  * The native side as the native gateway serves it: admission of native transactions (the
@@ -43,34 +66,15 @@ export class ChainNativeLayer implements NativeLayer {
   }
 
   async #admit(raw: Uint8Array): Promise<NativeCheckResult> {
-    const refusal = (hash: Uint8Array, error: NativeError, gasWanted = 0n): NativeCheckResult => ({
-      hash,
-      code: error.code,
-      codespace: error.codespace,
-      log: error.message,
-      gasWanted,
-      gasUsed: 0n,
-    });
     const hash = sha256(raw);
-    if (raw.length > ChainParams.maxTxBytes) {
-      return refusal(
-        hash,
-        NativeError.sdk(SdkError.TxTooLarge, `tx size ${raw.length} exceeds ${ChainParams.maxTxBytes} bytes`),
-      );
-    }
     try {
-      const tx = decodeNativeTransaction(raw);
+      const tx = decodeWithinBlockLimits(raw, BigInt(this.chain.head().gasLimit));
       const pool = this.chain.nativePool;
       if (pool.has(hash) || (await this.chain.store.nativeTransaction(hash)) !== undefined) {
         throw NativeError.sdk(SdkError.TxInMempoolCache);
       }
       if (pool.size >= pool.limit)
         throw NativeError.sdk(SdkError.MempoolIsFull, `mempool is full: ${pool.size} transactions`);
-      // The SDK's first ante check (SetUpContextDecorator): a transaction no block can hold is refused.
-      const maxGas = BigInt(this.chain.head().gasLimit);
-      if (tx.gasLimit > maxGas) {
-        throw NativeError.sdk(SdkError.OutOfGas, `tx gas wanted ${tx.gasLimit} exceeds block max gas limit ${maxGas}`);
-      }
       const head = await this.chain.stateAt(this.chain.head().height);
       await checkAnte(head, tx, this.#rules, pool.pendingCount(tx.signer.bytes));
       pool.add(tx);
@@ -88,7 +92,7 @@ export class ChainNativeLayer implements NativeLayer {
   async simulate(raw: Uint8Array): Promise<NativeCheckResult> {
     const hash = sha256(raw);
     try {
-      const tx = decodeNativeTransaction(raw);
+      const tx = decodeWithinBlockLimits(raw, BigInt(this.chain.head().gasLimit), true);
       // A state of its own at the head's root: the shared head state is never written outside a block.
       const state = stateManagerAt(this.chain.nodes, this.chain.common, hexToBytes(this.chain.head().stateRoot));
       await state.checkpoint();
@@ -99,8 +103,8 @@ export class ChainNativeLayer implements NativeLayer {
         await state.revert();
       }
     } catch (error) {
-      if (!(error instanceof NativeError)) throw error;
-      return { hash, code: error.code, codespace: error.codespace, log: error.message, gasWanted: 0n, gasUsed: 0n };
+      if (error instanceof NativeError) return refusal(hash, error);
+      throw error;
     }
   }
 

@@ -2,6 +2,7 @@ import {
   codec,
   CodecError,
   defineMethod,
+  FailFastLimiter,
   InvalidInputError,
   InvalidParamsError,
   jsonKind,
@@ -24,18 +25,22 @@ const txBase64 = codec('[]byte', (value) => {
 /**
  * `ext_estimateNativeGas(txBase64)` and its alias `ext_estimateCosmosGas`: the gas a native
  * transaction (a base64 `TxRaw`) uses, simulated on the head state as the SDK's simulate does.
+ * Simulations are calls like `eth_call`: at most `max_concurrent_simulation_calls` at once, of
+ * which one client may run `max_client_share`.
  */
-export function estimateNativeGasMethods(native: NativeLayer) {
+export function estimateNativeGasMethods(native: NativeLayer, maxConcurrent: number, clientShare: number) {
+  const limiter = new FailFastLimiter(maxConcurrent, clientShare);
   return ['ext_estimateNativeGas', 'ext_estimateCosmosGas'].map((name) =>
     defineMethod({
       name,
       params: [txBase64],
-      handler: async ([raw]) => {
-        const { code, codespace, log, gasUsed } = await native.simulate(raw);
-        if (code === 0) return toQuantity(gasUsed);
-        if (codespace === 'sdk' && code === TX_DECODE_CODE) throw new InvalidParamsError(log);
-        throw new InvalidInputError(log, { codespace, code });
-      },
+      handler: ([raw], request) =>
+        limiter.run(name, request.clientId, async () => {
+          const { code, codespace, log, gasUsed } = await native.simulate(raw);
+          if (code === 0) return toQuantity(gasUsed);
+          if (codespace === 'sdk' && code === TX_DECODE_CODE) throw new InvalidParamsError(log);
+          throw new InvalidInputError(log, { codespace, code });
+        }),
     }),
   );
 }

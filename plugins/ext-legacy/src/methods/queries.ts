@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { ResolvedDeps } from '@evmnode/core';
 import type { Deps } from '../deps.js';
 import { callNativeMethods } from './call-native.js';
@@ -13,6 +14,10 @@ export function queryMethods(deps: ResolvedDeps<Deps>) {
     queryStorageMethod(deps.chain),
     queryEventsMethod(deps.chain, deps.native, deps.logQuery),
     ...callNativeMethods(deps.chain, deps.native),
-    ...estimateNativeGasMethods(deps.native),
+    ...estimateNativeGasMethods(
+      deps.native,
+      deps.config.evm.max_concurrent_simulation_calls || availableParallelism(),
+      deps.config.evm.max_client_share,
+    ),
   ];
 }
