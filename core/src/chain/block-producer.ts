@@ -29,6 +29,7 @@ import { uint64BE } from '../storage/buckets.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
 
 export interface ProducerSettings {
+  /** 0: blocks on demand, as soon as transactions are ready, and never empty. */
   readonly blockTimeMs: number;
   readonly createEmptyBlocks: boolean;
   /** What native transactions are checked against when delivered. */
@@ -101,14 +102,18 @@ function receiptOf(
 }
 
 /**
- * Produces a block every `block_time`: takes ready transactions by effective tip, executes them
- * with the EVM (Prague), pays every fee to the fee collector, commits the block atomically and
- * publishes it. Blocks are final when committed.
+ * Produces a block every `block_time` (or on demand when it is 0): takes ready transactions by
+ * effective tip, executes them with the EVM (Prague), pays every fee to the fee collector,
+ * commits the block atomically and publishes it. Blocks are final when committed.
  */
 export class BlockProducer {
   #timer: NodeJS.Timeout | undefined;
   #producing: Promise<void> = Promise.resolve();
   #stopped = true;
+  /** On demand: whether blocks are being produced now, and whether a transaction arrived since the last began. */
+  #running = false;
+  #arrivedSince = false;
+  #stopArrivals: (() => void) | undefined;
 
   private constructor(
     private readonly chain: Chain,
@@ -128,14 +133,52 @@ export class BlockProducer {
 
   start(): void {
     this.#stopped = false;
-    this.#schedule();
+    if (this.settings.blockTimeMs > 0) return this.#schedule();
+    this.#stopArrivals = this.chain.events.onArrival(() => this.#onDemand());
+    // Transactions a previous run left in the pools.
+    this.#onDemand();
   }
 
   /** Stops producing; resolves once a block being produced is committed. */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    this.#stopArrivals?.();
     await this.#producing;
+  }
+
+  /**
+   * On demand: a block starts on the next turn of the event loop after a transaction arrives, so
+   * that those sent together share it, and blocks follow one another while transactions are
+   * ready (those that arrived during a block, and those a full block left).
+   */
+  #onDemand(): void {
+    this.#arrivedSince = true;
+    if (this.#running || this.#stopped) return;
+    this.#running = true;
+    this.#producing = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      try {
+        while (!this.#stopped) {
+          this.#arrivedSince = false;
+          const block = await this.#produceLogged();
+          if (block === undefined && !this.#arrivedSince) break;
+        }
+      } finally {
+        this.#running = false;
+      }
+    });
+  }
+
+  /** One block and what is due after it; a failure is logged and ends the run (the next arrival starts another). */
+  async #produceLogged(): Promise<CommittedBlock | undefined> {
+    try {
+      const block = await this.produce();
+      await this.chain.pruneIfDue();
+      return block;
+    } catch (error) {
+      this.logger.error({ err: error }, 'block production failed; retrying at the next transaction');
+      return undefined;
+    }
   }
 
   /**
@@ -168,7 +211,8 @@ export class BlockProducer {
     const baseFee = this.chain.nextBaseFee();
     const candidates = this.chain.pool.ready(await this.#senderNonces(), baseFee);
     const nativeCandidates = this.chain.nativePool.transactions();
-    if (candidates.length === 0 && nativeCandidates.length === 0 && !this.settings.createEmptyBlocks) return undefined;
+    const wantsEmpty = this.settings.createEmptyBlocks && this.settings.blockTimeMs > 0;
+    if (candidates.length === 0 && nativeCandidates.length === 0 && !wantsEmpty) return undefined;
 
     const height = parent.height + 1;
     const timeMs = BigInt(Math.max(Date.now(), Number(BigInt(parent.header.timeMs)) + 1));

@@ -7,6 +7,7 @@ import type { BlockListener } from '../api/chain-reader.js';
  */
 export class ChainEvents {
   readonly #listeners = new Set<BlockListener>();
+  readonly #arrivalListeners = new Set<() => void>();
 
   constructor(private readonly onListenerError: (error: unknown) => void) {}
 
@@ -14,6 +15,17 @@ export class ChainEvents {
   onBlock(listener: BlockListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Calls `listener` whenever a transaction enters a pool (EVM or native); returns the function that stops it. */
+  onArrival(listener: () => void): () => void {
+    this.#arrivalListeners.add(listener);
+    return () => this.#arrivalListeners.delete(listener);
+  }
+
+  /** A transaction entered a pool: the on-demand block producer may start a block. */
+  arrived(): void {
+    for (const listener of this.#arrivalListeners) listener();
   }
 
   publish(committed: CommittedBlock): void {

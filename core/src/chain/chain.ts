@@ -379,6 +379,7 @@ export class Chain implements ChainReader, TxSubmitter {
    */
   async submit(raw: Uint8Array, waitForCommit: boolean): Promise<PrefixedHexString> {
     const pooled = await this.pool.admit(raw);
+    this.events.arrived();
     if (waitForCommit) await new Promise<void>((resolve) => this.#waitFor(pooled.hash, resolve));
     return pooled.hash;
   }

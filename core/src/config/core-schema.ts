@@ -233,8 +233,16 @@ export const coreSchema = {
     },
   },
   consensus: {
-    block_time: { doc: 'Time between blocks.', format: 'duration', default: 400 },
-    create_empty_blocks: { doc: 'Produce blocks without transactions too.', format: Boolean, default: true },
+    block_time: {
+      doc: 'Time between blocks; "0s": a block as soon as transactions are ready (on demand, never empty).',
+      format: 'duration',
+      default: 400,
+    },
+    create_empty_blocks: {
+      doc: 'Produce blocks without transactions too (not with block_time "0s").',
+      format: Boolean,
+      default: true,
+    },
     proposer: {
       doc: "The block proposer's address, shown as the block's miner (empty: derived from the chain ID).",
       format: String,

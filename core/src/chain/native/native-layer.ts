@@ -78,6 +78,7 @@ export class ChainNativeLayer implements NativeLayer {
       const head = await this.chain.stateAt(this.chain.head().height);
       await checkAnte(head, tx, this.#rules, pool.pendingCount(tx.signer.bytes));
       pool.add(tx);
+      this.chain.events.arrived();
       return { hash, code: 0, codespace: '', log: '', gasWanted: tx.gasLimit, gasUsed: gasUsedBy(tx) };
     } catch (error) {
       if (error instanceof NativeError) return refusal(hash, error);
