@@ -68,8 +68,8 @@ export async function startEvmnode(
 }
 
 /**
- * anvil on a free port, mining every `blockTimeSeconds` (its default accounts are the same dev
- * accounts); `options` are more CLI flags.
+ * anvil on a free port, mining every `blockTimeSeconds`, or each transaction as it arrives (its
+ * automine) when 0 (its default accounts are the same dev accounts); `options` are more CLI flags.
  */
 export async function startAnvil(
   binary: string,
@@ -79,7 +79,8 @@ export async function startAnvil(
 ): Promise<ChainServer> {
   const port = await freePort();
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId)];
-  args.push('--block-time', String(blockTimeSeconds), '--silent', ...options);
+  if (blockTimeSeconds > 0) args.push('--block-time', String(blockTimeSeconds));
+  args.push('--silent', ...options);
   const spawned = performance.now();
   const child = spawnChild(binary, args);
   child.stdout?.resume(); // drained so anvil never blocks on it

@@ -7,6 +7,10 @@
  * starts; from its debug log), after the same warm-up, whose first full block is reported apart
  * as the cold one; peak RSS and start-up time of each server. Servers are child processes.
  *
+ * First, on-demand blocks: 1,000 sequential send-and-wait round trips on evmnode with
+ * `block_time` "0s" and on anvil's automine (`chain-on-demand.ts`); `-- --on-demand-only` stops
+ * there.
+ *
  * `npm run bench:chain -- --soak 100000` adds a soak phase at the end (see `chain-soak.ts`):
  * evmnode's RSS over 100,000 ETH transfers on a fresh node. Off by default.
  */
@@ -16,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { startAnvil, startEvmnode, type BlockLine, type ChainServer } from './chain-servers.js';
+import { sendAndWait, type RoundTrips } from './chain-on-demand.js';
 import { soak } from './chain-soak.js';
 import {
   deployToken,
@@ -40,6 +45,8 @@ const PHASE_MS = 120_000;
 /** evmnode's local network; anvil is started with it too, so the same kind of signatures serve both. */
 const ANVIL_CHAIN_ID = 713714n;
 const MB = 1024 * 1024;
+const ON_DEMAND_ROUNDS = 1_000;
+const ON_DEMAND_WARM_UP = 100;
 
 interface Figures {
   readonly startupMs: number;
@@ -59,7 +66,7 @@ interface FullBlocks {
 }
 
 async function main(): Promise<void> {
-  const soakTransactions = soakOption();
+  const options = benchOptions();
   const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
   const anvil = anvilBinary();
   const anvilVersion = execFileSync(anvil, ['--version'], { encoding: 'utf8' }).split('\n')[0] ?? '?';
@@ -71,6 +78,9 @@ async function main(): Promise<void> {
     `load: ${SENDER_COUNT} senders × ${PER_SENDER} pre-signed type-2 transfers to random addresses, ${IN_FLIGHT} in flight,` +
       ` after ${SENDER_COUNT * WARM_UP_PER_SENDER} untimed ETH transfers`,
   );
+
+  await reportOnDemand(repoRoot, anvil);
+  if (options.onDemandOnly) return;
 
   const ours = await measure(await startEvmnode(repoRoot, '400ms'));
   const full = await measureFullBlocks(await startEvmnode(repoRoot, '5s'));
@@ -117,17 +127,39 @@ async function main(): Promise<void> {
     `5 s block-time node: ${full.startupMs.toFixed(0)} ms`,
     '',
   ]);
-  if (soakTransactions !== undefined) await soak(repoRoot, soakTransactions);
+  if (options.soak !== undefined) await soak(repoRoot, options.soak);
 }
 
-/** `--soak N`: how many transfers the soak phase streams; undefined (no soak) without it. */
-function soakOption(): number | undefined {
-  const { soak: value } = parseArgs({ options: { soak: { type: 'string' } } }).values;
-  if (value === undefined) return undefined;
-  const transactions = Number(value);
+/**
+ * `--soak N`: how many transfers the soak phase streams (no soak without it);
+ * `--on-demand-only`: only the on-demand row.
+ */
+function benchOptions(): { readonly soak: number | undefined; readonly onDemandOnly: boolean } {
+  const { values } = parseArgs({
+    options: { soak: { type: 'string' }, 'on-demand-only': { type: 'boolean', default: false } },
+  });
+  const onDemandOnly = values['on-demand-only'] === true;
+  if (values.soak === undefined) return { soak: undefined, onDemandOnly };
+  const transactions = Number(values.soak);
   if (!Number.isSafeInteger(transactions) || transactions < 1)
-    throw new Error(`--soak takes a number of transactions, not ${value}`);
-  return transactions;
+    throw new Error(`--soak takes a number of transactions, not ${values.soak}`);
+  return { soak: transactions, onDemandOnly };
+}
+
+/** On-demand blocks (`block_time` "0s") against anvil's automine: sequential send-and-wait round trips. */
+async function reportOnDemand(repoRoot: string, anvil: string): Promise<void> {
+  console.error(`on-demand: ${ON_DEMAND_ROUNDS} send-and-wait round trips on each server…`);
+  const ours = await sendAndWait(await startEvmnode(repoRoot, '0s'), ON_DEMAND_ROUNDS, ON_DEMAND_WARM_UP);
+  const peer = await sendAndWait(await startAnvil(anvil, ANVIL_CHAIN_ID, 0), ON_DEMAND_ROUNDS, ON_DEMAND_WARM_UP);
+  const note = (trips: RoundTrips) =>
+    `p50 ${trips.p50Ms.toFixed(2)} ms, p99 ${trips.p99Ms.toFixed(2)} ms per round trip`;
+  printMetric(
+    `On demand: ${ON_DEMAND_ROUNDS} sequential send-and-wait round trips (after ${ON_DEMAND_WARM_UP})`,
+    's',
+    "≤ anvil's",
+    (seconds) => seconds <= peer.totalSeconds,
+    [ours.totalSeconds, peer.totalSeconds, `${note(ours)}, block_time "0s"`, `${note(peer)}, automine`],
+  );
 }
 
 /** Start-up, ETH then ERC20 ingestion, then peak RSS; stops the server whatever happened. */
