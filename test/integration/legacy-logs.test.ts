@@ -79,32 +79,28 @@ describe('ext_ logs and filters, and the ExcludeTraceFail methods, on one block:
       },
     });
 
+  /** A signed token transfer through the pointer, from dev account 4 to the token receiver. */
+  const signedTokenTransfer = (amount: bigint, nonce: number) =>
+    sign(devWallet(4), {
+      to: pointer,
+      data: TRANSFER_ABI.encodeFunctionData('transfer', [tokenReceiver, amount]),
+      gasLimit: 200_000n,
+      maxFeePerGas: 100n * GWEI,
+      maxPriorityFeePerGas: 1n * GWEI,
+      nonce,
+      chainId: 713714n,
+    });
+
   before(async () => {
     node = await start();
     const registrar = await nativeSigner(devAccounts(1)[0]!.privateKey);
     const registered = await registerPointer(node.node.native, registrar, 'utest');
     expect(registered.code, registered.log).to.equal(0);
     pointer = hexlify(pointerAddressOf('utest'));
-    const evmTransfer = await sign(devWallet(4), {
-      to: pointer,
-      data: TRANSFER_ABI.encodeFunctionData('transfer', [tokenReceiver, 5n]),
-      gasLimit: 200_000n,
-      maxFeePerGas: 100n * GWEI,
-      maxPriorityFeePerGas: 1n * GWEI,
-      nonce: 0,
-      chainId: 713714n,
-    });
+    const evmTransfer = await signedTokenTransfer(5n, 0);
     // More tokens than the sender holds: the pointer reverts. The next nonce of the same sender, sent
     // first, so that it waits in the pool and the transfer makes both ready for one block.
-    const overdraw = await sign(devWallet(4), {
-      to: pointer,
-      data: TRANSFER_ABI.encodeFunctionData('transfer', [tokenReceiver, 10n ** 30n]),
-      gasLimit: 200_000n,
-      maxFeePerGas: 100n * GWEI,
-      maxPriorityFeePerGas: 1n * GWEI,
-      nonce: 1,
-      chainId: 713714n,
-    });
+    const overdraw = await signedTokenTransfer(10n ** 30n, 1);
     reverted = await submit(node.url, overdraw);
     const signer = await nativeSigner(pointerSender.privateKey);
     const account = (await node.node.native.account(signer.address))!;
@@ -247,15 +243,7 @@ describe('ext_ logs and filters, and the ExcludeTraceFail methods, on one block:
   });
 
   it("numbers a later block's EVM logs as eth_getLogs does (no synthetic log precedes them), also after a restart", async () => {
-    const later = await sign(devWallet(4), {
-      to: pointer,
-      data: TRANSFER_ABI.encodeFunctionData('transfer', [tokenReceiver, 1n]),
-      gasLimit: 200_000n,
-      maxFeePerGas: 100n * GWEI,
-      maxPriorityFeePerGas: 1n * GWEI,
-      nonce: 2,
-      chainId: 713714n,
-    });
+    const later = await signedTokenTransfer(1n, 2);
     const laterHeight = (await waitForReceipt(node.url, await submit(node.url, later))).blockNumber;
     const expectViews = async () => {
       const range = { fromBlock: laterHeight, address: pointer };
