@@ -57,6 +57,8 @@ export class ChainStore {
   readonly #store: KvStore;
   readonly #blocks = new LRUCache<number, BlockRecord>({ maxSize: BLOCK_CACHE_BYTES });
   readonly #locations = new LRUCache<PrefixedHexString, TxLocation>({ max: LOCATION_CACHE_ENTRIES });
+  /** The last height whose commit has resolved; blocks opened before any commit here are all published. */
+  #published = Number.POSITIVE_INFINITY;
   /** The highest height with a synthetic log on disk when first asked (-1: none), read once. */
   #storedLastSynthetic: Promise<number> | undefined;
   /** The highest height with a synthetic log this process committed (-1: none). */
@@ -94,6 +96,9 @@ export class ChainStore {
     if (bytes === undefined) return undefined;
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const location = { height: Number(view.getBigUint64(0)), index: view.getUint32(8) };
+    // RocksDB shows a batch to reads before its write has resolved here: a transaction of a block
+    // not yet published (head, state and nonces not yet moved) is not found yet.
+    if (location.height > this.#published) return undefined;
     this.#locations.set(txHash, location);
     return location;
   }
@@ -243,7 +248,9 @@ export class ChainStore {
       }
     }
     this.database.meta.put(batch, HEAD_KEY, BigInt(height));
+    this.#published = height - 1;
     await batch.write({ sync: true });
+    this.#published = height;
     if (syntheticTransactions.some((synthetic) => synthetic.logs.length > 0)) this.#committedLastSynthetic = height;
     nodes.committed();
     this.#blocks.set(height, block, { size: blockBytes.length });
