@@ -105,7 +105,12 @@ describe('clients: ethers v6, viem, web3.js v4 and cast deploy, transfer, call, 
   }
 
   it('ethers v6', async () => {
-    const provider = new JsonRpcProvider(node.url, undefined, { staticNetwork: true, pollingInterval: 50 });
+    // Back-to-back transactions of one wallet must not reuse a nonce ethers cached (250 ms by default).
+    const provider = new JsonRpcProvider(node.url, undefined, {
+      staticNetwork: true,
+      pollingInterval: 50,
+      cacheTimeout: -1,
+    });
     const wallet = new Wallet(devWallet(0).privateKey, provider);
     const recipient = freshAddress(0);
     try {
