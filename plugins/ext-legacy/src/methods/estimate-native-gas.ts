@@ -25,8 +25,8 @@ const txBase64 = codec('[]byte', (value) => {
 /**
  * `ext_estimateNativeGas(txBase64)` and its alias `ext_estimateCosmosGas`: the gas a native
  * transaction (a base64 `TxRaw`) uses, simulated on the head state as the SDK's simulate does.
- * Simulations are calls like `eth_call`: at most `max_concurrent_simulation_calls` at once, of
- * which one client may run `max_client_share`.
+ * Simulations are limited like `eth_call`, by a limiter of their own: at most
+ * `max_concurrent_simulation_calls` at once, of which one client may run `max_client_share`.
  */
 export function estimateNativeGasMethods(native: NativeLayer, maxConcurrent: number, clientShare: number) {
   const limiter = new FailFastLimiter(maxConcurrent, clientShare);
