@@ -2,8 +2,8 @@
  * The servers the chain bench drives: evmnode (with its per-block debug log read from stdout) and
  * anvil with a block time, each timed from spawn to its first answered `eth_chainId`.
  */
-import type { ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,8 @@ export interface BlockLine {
   readonly transactions: number;
   readonly gasUsed: number;
   readonly durationMs: number;
+  /** When it was logged (pino's `time`, ms since the epoch): just after the block was committed. */
+  readonly time: number;
 }
 
 export interface ChainServer {
@@ -35,13 +37,18 @@ export interface ChainServer {
 
 const STARTUP_MS = 30_000;
 
-/** The built evmnode CLI on a fresh home (local network), logging JSON at debug level; `options` are more CLI flags. */
+/**
+ * The built evmnode CLI on a fresh home (local network), logging JSON at debug level; `options`
+ * are more CLI flags; with `genesisGasLimit`, the local genesis with that block gas limit.
+ */
 export async function startEvmnode(
   repoRoot: string,
   blockTime: string,
   options: readonly string[] = [],
+  genesisGasLimit?: bigint,
 ): Promise<ChainServer> {
   const home = await mkdtemp(join(tmpdir(), 'evmnode-chain-bench-'));
+  if (genesisGasLimit !== undefined) writeGenesisWithGasLimit(repoRoot, home, genesisGasLimit);
   const args = ['start', '--home', home];
   args.push('--evm.http_port', '0', '--evm.ws_port', '0', '--consensus.block_time', blockTime);
   args.push('--logging.format', 'json', '--logging.level', 'debug', ...options);
@@ -65,6 +72,14 @@ export async function startEvmnode(
     await stopChild(child);
     throw error;
   }
+}
+
+/** `evmnode init` on `home`, its genesis then given the block gas limit `gasLimit`. */
+function writeGenesisWithGasLimit(repoRoot: string, home: string, gasLimit: bigint): void {
+  execFileSync(evmnodeCli(repoRoot), ['init', '--home', home], { stdio: 'ignore' });
+  const file = join(home, 'config', 'genesis.json');
+  const genesis = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  writeFileSync(file, JSON.stringify({ ...genesis, gasLimit: `0x${gasLimit.toString(16)}` }));
 }
 
 /**
