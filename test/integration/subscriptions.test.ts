@@ -768,8 +768,14 @@ describe('eth_subscribe and eth_unsubscribe over WebSocket', function () {
         },
         onError: (error) => errors.push(error),
       });
+      // viem keeps calling onBlock after its unwatch, with undefined once the closed socket fails its getBlock.
+      let watching = true;
       const stopBlocks = client.watchBlocks({
-        onBlock: (block) => blocks.push({ number: block.number, hash: block.hash, parentHash: block.parentHash }),
+        onBlock: (block) => {
+          if (!watching) return;
+          if (block === undefined) errors.push(new Error('viem could not fetch a newHeads block'));
+          else blocks.push({ number: block.number, hash: block.hash, parentHash: block.parentHash });
+        },
         onError: (error) => errors.push(error),
       });
       try {
@@ -811,6 +817,7 @@ describe('eth_subscribe and eth_unsubscribe over WebSocket', function () {
           });
         }
       } finally {
+        watching = false;
         stopEvents();
         stopBlocks();
         await client.transport.getRpcClient().then((socket) => socket.close());
