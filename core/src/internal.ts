@@ -29,6 +29,7 @@ export { ChainStore } from './chain/chain-store.js';
 export { storedLogJson, storedLogMatches } from './logs/stored-log.js';
 export { TrieNodeStore } from './chain/state/trie-node-store.js';
 export { storageRange } from './chain/state/storage-range.js';
+export { readAccounts } from './chain/state/concurrent-reads.js';
 export { castEvmAddress } from './chain/native/addresses.js';
 export { getSolidityString, putSolidityString } from './chain/native/solidity-storage.js';
 export { POINTER_RUNTIME_CODE } from './chain/native/pointer-code.js';

@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import { Account, Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { MemoryStore } from '@evmnode/core';
-import { evmCommon, stateManagerAt, TrieNodeStore, TrieReads, type WorldState } from '@evmnode/core/internal';
+import {
+  evmCommon,
+  readAccounts,
+  stateManagerAt,
+  TrieNodeStore,
+  TrieReads,
+  type WorldState,
+} from '@evmnode/core/internal';
 
 const common = evmCommon(713715n);
 const contract = new Address(hexToBytes('0x00000000000000000000000000000000000000c0'));
@@ -103,5 +110,23 @@ describe('WorldState', () => {
     expect(
       bytesToHex(await stateManagerAt(nodes, common, hexToBytes(await write(cached))).getStorage(contract, slot(40))),
     ).to.equal('0x2828');
+  });
+
+  it('reads accounts concurrently, each once, into the cache: what the block producer does before a block', async () => {
+    const nodes = new CountingNodeStore(new MemoryStore());
+    const state = stateManagerAt(nodes, common, await baseState(nodes), { trieNodes: 100, entries: 100 });
+    const fresh = Array.from({ length: 40 }, (_, n) => new Address(setLengthLeft(new Uint8Array([0xf0, n]), 20)));
+    nodes.reads = 0;
+
+    const accounts = await readAccounts(state, [holder, ...fresh, holder, contract]);
+    expect([...accounts.keys()]).to.deep.equal([holder, ...fresh, contract].map((address) => address.toString()));
+    expect(accounts.get(holder.toString())?.balance).to.equal(5n);
+    expect(accounts.get(contract.toString())?.nonce).to.equal(1n);
+    expect(fresh.map((address) => accounts.get(address.toString()))).to.deep.equal(fresh.map(() => undefined));
+
+    const walked = nodes.reads;
+    expect(walked).to.be.greaterThan(0);
+    for (const address of [holder, contract, ...fresh]) await state.getAccount(address);
+    expect(nodes.reads).to.equal(walked);
   });
 });

@@ -24,6 +24,7 @@ import {
   type ReceiptRecord,
   type ReceiptResult,
 } from './records.js';
+import { readAccounts } from './state/concurrent-reads.js';
 import { HEAD_STATE_CACHES, stateManagerAt, type WorldState } from './state/world-state.js';
 import { uint64BE } from '../storage/buckets.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
@@ -318,6 +319,8 @@ export class BlockProducer {
     const halted = new Set<PrefixedHexString>();
     const haltedSigners = new Set<PrefixedHexString>();
     let logIndex = 0;
+    // The senders' accounts are cached already: #senderNonces read them.
+    await readAccounts(this.live, candidates.flatMap(({ tx }) => tx.to ?? []));
     await this.live.checkpoint();
     const blockCheckpoints = this.live.openCheckpoints;
     try {
@@ -399,11 +402,8 @@ export class BlockProducer {
 
   /** State nonces of every sender with pooled transactions. */
   async #senderNonces(): Promise<Map<PrefixedHexString, bigint>> {
-    const nonces = new Map<PrefixedHexString, bigint>();
-    for (const sender of this.chain.pool.senders()) {
-      const account = await this.live.getAccount(new Address(hexToBytes(sender)));
-      nonces.set(sender, account?.nonce ?? 0n);
-    }
-    return nonces;
+    const senders = [...this.chain.pool.senders()].map((sender) => new Address(hexToBytes(sender)));
+    const accounts = await readAccounts(this.live, senders);
+    return new Map([...accounts].map(([sender, account]) => [sender, account?.nonce ?? 0n]));
   }
 }

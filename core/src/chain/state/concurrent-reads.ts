@@ -1,0 +1,31 @@
+import type { StateManagerInterface } from '@ethereumjs/common';
+import type { Account, Address, PrefixedHexString } from '@ethereumjs/util';
+
+/** How many trie walks run at once: enough to keep RocksDB's reader threads busy. */
+const CONCURRENT_WALKS = 16;
+
+/**
+ * Reads the accounts of `addresses` (each once, in their order), several at a time. An account missing from the
+ * state's cache is a walk down the trie, node by node from RocksDB; a block of transfers to new
+ * addresses that reads them one after another waits for each walk in turn (about three quarters
+ * of a full block's execution time), while concurrent walks overlap their waits. The accounts
+ * land in the state's cache, so a block's transactions then find them there.
+ */
+export async function readAccounts(
+  state: Pick<StateManagerInterface, 'getAccount'>,
+  addresses: Iterable<Address>,
+): Promise<Map<PrefixedHexString, Account | undefined>> {
+  const distinct = new Map<PrefixedHexString, Address>();
+  for (const address of addresses) distinct.set(address.toString(), address);
+  const pending = [...distinct.values()];
+  const found = new Array<Account | undefined>(pending.length);
+  let next = 0;
+  const walker = async () => {
+    while (next < pending.length) {
+      const at = next++;
+      found[at] = await state.getAccount(pending[at]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENT_WALKS, pending.length) }, walker));
+  return new Map([...distinct.keys()].map((key, at) => [key, found[at]]));
+}
