@@ -319,8 +319,10 @@ export class BlockProducer {
     const halted = new Set<PrefixedHexString>();
     const haltedSigners = new Set<PrefixedHexString>();
     let logIndex = 0;
-    // The senders' accounts are cached already: #senderNonces read them.
-    await readAccounts(this.live, candidates.flatMap(({ tx }) => tx.to ?? []));
+    // The senders' accounts are cached already (#senderNonces read them); of the recipients, those
+    // of as many candidates as the block could hold.
+    const includable = candidates.slice(0, Number(gasLimit / MIN_TX_GAS));
+    await readAccounts(this.live, includable.flatMap(({ tx }) => tx.to ?? []));
     await this.live.checkpoint();
     const blockCheckpoints = this.live.openCheckpoints;
     try {
