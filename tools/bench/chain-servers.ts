@@ -18,6 +18,14 @@ export interface BlockLine {
   readonly transactions: number;
   readonly gasUsed: number;
   readonly durationMs: number;
+  /** Where the block's time went (ms), in the order the producer spends it. */
+  readonly selectMs: number;
+  readonly prefetchMs: number;
+  readonly transactionsMs: number;
+  readonly flushMs: number;
+  readonly stateRootMs: number;
+  readonly recordsMs: number;
+  readonly writeMs: number;
   /** When it was logged (pino's `time`, ms since the epoch): just after the block was committed. */
   readonly time: number;
 }

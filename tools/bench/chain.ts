@@ -1,6 +1,6 @@
 /**
- * `npm run bench:chain`: transaction ingestion of evmnode beside anvil (`--block-time 1`): 2,000
- * pre-signed ETH transfers and 2,000 ERC20 transfers from 10 dev accounts at 32 in flight, timed
+ * `npm run bench:chain`: transaction ingestion of evmnode beside anvil (`--block-time 1`): 6,000
+ * pre-signed ETH transfers and 6,000 ERC20 transfers from 10 dev accounts at 32 in flight, timed
  * first submit to last receipt, after 1,000 untimed ETH transfers warm each server up (ingestion
  * is a steady-state figure; a node just started also compiles its hot paths); evmnode's commit
  * time of full blocks (5 s block time, so that the submissions are all in before the block
@@ -42,7 +42,8 @@ import { percentile } from './load-result.js';
 import { anvilBinary } from './targets.js';
 
 const IN_FLIGHT = 32;
-const PER_SENDER = 200;
+/** 6,000 transfers a phase: ten full blocks of ETH transfers, so that the first and last blocks weigh little. */
+const PER_SENDER = 600;
 const WARM_UP_PER_SENDER = 100;
 /** 3,000 transfers against 5 s blocks: ~595 (the 12.5M gas limit) fit in each block, so five full blocks. */
 const FULL_BLOCK_PER_SENDER = 300;
@@ -139,6 +140,7 @@ async function main(): Promise<void> {
       counts,
       'n/a (not measured)',
     ]);
+  printPhases(full.blocks);
   printMetric('Block commit, first full block after start (cold)', 'ms', undefined, undefined, [
     full.cold?.durationMs,
     undefined,
@@ -190,6 +192,28 @@ function benchOptions(): {
     gasLimit: gasLimit === undefined ? DEFAULT_GAS_LIMIT : BigInt(gasLimit),
     onDemandOnly: values['on-demand-only'] === true,
   };
+}
+
+/** The median of each phase of the full blocks' commits: where their time goes. */
+function printPhases(blocks: readonly BlockLine[]): void {
+  if (blocks.length === 0) return;
+  const phases = [
+    'selectMs',
+    'prefetchMs',
+    'transactionsMs',
+    'flushMs',
+    'stateRootMs',
+    'recordsMs',
+    'writeMs',
+  ] as const;
+  const medians = phases.map((phase) => {
+    const median = percentile(
+      blocks.map((block) => block[phase]).sort((a, b) => a - b),
+      50,
+    );
+    return `${phase.replace(/Ms$/, '')} ${median.toFixed(1)}`;
+  });
+  console.log(`Full-block commit, p50 of each phase [ms]: ${medians.join(', ')}\n`);
 }
 
 /** On-demand blocks (`block_time` "0s") against anvil's automine: sequential send-and-wait round trips. */
