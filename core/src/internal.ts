@@ -13,6 +13,8 @@ export { decodeParams } from './rpc/decode-params.js';
 export { loadNodeConfig, readConfigLayers } from './config/load-config.js';
 export { coreSchema } from './config/core-schema.js';
 export { envNameOf, parseFlags } from './config/config-sources.js';
+export { profileNames } from './config/operator-profiles.js';
+export { parseCliArgs } from './cli/cli-args.js';
 export type { ConfigSources } from './config/config-sources.js';
 export { renderAppToml } from './config/app-toml.js';
 export { initialConfig } from './config/initial-config.js';

@@ -72,6 +72,32 @@ describe('evmnode CLI', () => {
     expect(await node.exited).to.equal(0);
   });
 
+  it('init --profile writes the profile into app.toml; start --profile runs it; an unknown one is refused', async () => {
+    const home = tempHome();
+    expect((await runCli(['init', '--home', home, '--profile', 'public-minimal'])).code).to.equal(0);
+    const toml = parseToml(readFileSync(path.join(home, 'config', 'app.toml'), 'utf8')) as Record<string, any>;
+    expect(toml.node).to.deep.include({
+      plugins: ['eth-query', 'eth-send', 'filters', 'subscriptions', 'txpool'],
+      disable_tags: ['hosted-key', 'legacy', 'trace'],
+    });
+    expect(toml.evm.enabled_legacy_ext_apis).to.deep.equal([]);
+
+    const node = await startNodeProcess(['--home', tempHome(), '--profile', 'archive-trace']);
+    expect((await rpc(node.url, 'debug_traceTransaction', [`0x${'00'.repeat(32)}`])).error.code).to.equal(-32000);
+    expect((await rpc(node.url, 'eth_sendRawTransaction', ['0x00'])).error).to.deep.equal({
+      code: -32601,
+      message: 'the method eth_sendRawTransaction does not exist/is not available',
+    });
+    node.child.kill('SIGTERM');
+    expect(await node.exited).to.equal(0);
+
+    const unknown = await runCli(['start', '--home', tempHome(), '--profile', 'tiny']);
+    expect(unknown.code).to.equal(1);
+    expect(unknown.stderr).to.equal(
+      'evmnode: unknown profile "tiny"; the profiles are archive-trace, full, public-minimal\n',
+    );
+  });
+
   it('stops on a configuration typo, naming the key', async () => {
     const result = await runCli(['start', '--home', tempHome(), '--evm.htp_port', '9']);
     expect(result.code).to.equal(1);

@@ -9,7 +9,9 @@ import {
   initialConfig,
   envNameOf,
   loadNodeConfig,
+  parseCliArgs,
   parseFlags,
+  profileNames,
   readConfigLayers,
   renderAppToml,
   type ConfigSources,
@@ -99,6 +101,63 @@ describe('configuration', () => {
     expect(config.evm.http_port).to.equal(3000);
     expect(config.evm.ws_port).to.equal(2001);
     expect(config.evm.filter_timeout).to.equal(30_000);
+  });
+
+  describe('operator profiles (--profile NAME)', () => {
+    it('are the files of config/profiles', () => {
+      expect(profileNames()).to.deep.equal(['archive-trace', 'full', 'public-minimal']);
+    });
+
+    it('public-minimal: eth_ reads and sends, filters, subscriptions and txpool; no hosted keys, traces or legacy methods', () => {
+      const { node, evm } = load({ home: '/nonexistent', profile: 'public-minimal' }).core;
+      expect(node.plugins).to.deep.equal(['eth-query', 'eth-send', 'filters', 'subscriptions', 'txpool']);
+      expect(node.disable_tags).to.deep.equal(['hosted-key', 'legacy', 'trace']);
+      expect(evm.enabled_legacy_ext_apis).to.deep.equal([]);
+    });
+
+    it("archive-trace: eth_ reads and traces on every block's state, no keys", () => {
+      const { node, state } = load({ home: '/nonexistent', profile: 'archive-trace' }).core;
+      expect(node.plugins).to.deep.equal(['eth-query', 'debug-trace']);
+      expect(node.disable_tags).to.deep.equal(['hosted-key']);
+      expect(state.keep_recent).to.equal(0);
+    });
+
+    it('full: what a local node loads by default', () => {
+      const defaults = load({ home: '/nonexistent' }).core;
+      const full = load({ home: '/nonexistent', profile: 'full' }).core;
+      expect(full.node.plugins).to.deep.equal(defaults.node.plugins);
+      expect(full).to.deep.equal(defaults);
+    });
+
+    it('win over app.toml; the environment and flags win over them', () => {
+      const home = homeWithConfig(
+        '[node]\nplugins = ["eth-query"]\n[evm]\nenabled_legacy_ext_apis = ["ext_getLogs"]\n',
+      );
+      expect(load({ home, profile: 'public-minimal' }).core.node.plugins).to.have.length(5);
+      const overridden = load({
+        home,
+        profile: 'public-minimal',
+        env: { EVMNODE_NODE_DISABLE_TAGS: 'legacy' },
+        flags: ['--evm.enabled_legacy_ext_apis', 'ext_getBlockByNumber'],
+      }).core;
+      expect(overridden.node.disable_tags).to.deep.equal(['legacy']);
+      expect(overridden.evm.enabled_legacy_ext_apis).to.deep.equal(['ext_getBlockByNumber']);
+    });
+
+    it('stop the node on an unknown name, listing the profiles', () => {
+      expect(startupErrorOf(() => load({ home: '/nonexistent', profile: 'public' }))).to.equal(
+        'unknown profile "public"; the profiles are archive-trace, full, public-minimal',
+      );
+    });
+
+    it('are chosen with --profile on the command line', () => {
+      expect(parseCliArgs(['start', '--profile', 'archive-trace', '--evm.http_port', '1'])).to.deep.include({
+        command: 'start',
+        profile: 'archive-trace',
+        flags: ['--evm.http_port', '1'],
+      });
+      expect(parseCliArgs(['start', '--profile=full']).profile).to.equal('full');
+    });
   });
 
   it('reads durations, booleans and comma-separated lists from strings', () => {

@@ -8,16 +8,19 @@ export interface CliArgs {
   readonly command: string | undefined;
   readonly home: string;
   readonly configFile: string | undefined;
+  /** `--profile NAME`: an operator profile of `config/profiles`. */
+  readonly profile: string | undefined;
   readonly force: boolean;
   /** `--<section>.<key> value` flags, passed to the configuration. */
   readonly flags: string[];
 }
 
-/** Splits `argv` (without node and the script): `--home`, `--config` and `--force` are the CLI's own. */
+/** Splits `argv` (without node and the script): `--home`, `--config`, `--profile` and `--force` are the CLI's own. */
 export function parseCliArgs(argv: readonly string[]): CliArgs {
   const [command, ...rest] = argv;
   let home = DEFAULT_HOME;
   let configFile: string | undefined;
+  let profile: string | undefined;
   let force = false;
   const flags: string[] = [];
   for (let index = 0; index < rest.length; index++) {
@@ -32,8 +35,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     };
     if (name === '--home') home = value();
     else if (name === '--config') configFile = value();
+    else if (name === '--profile') profile = value();
     else if (name === '--force') force = true;
     else flags.push(arg);
   }
-  return { command, home, configFile, force, flags };
+  return { command, home, configFile, profile, force, flags };
 }

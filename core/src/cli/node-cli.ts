@@ -15,15 +15,17 @@ export const NODE_COMMANDS: readonly string[] = ['start', 'init', 'version'];
 /** The node commands' part of the `evmnode` usage text: one synopsis a line, then a note on their options. */
 export const NODE_USAGE = {
   synopses: [
-    'evmnode start [--home DIR] [--config FILE] [--<section>.<key> VALUE ...]',
-    'evmnode init  [--home DIR] [--force] [--<section>.<key> VALUE ...]',
+    'evmnode start [--home DIR] [--config FILE] [--profile NAME] [--<section>.<key> VALUE ...]',
+    'evmnode init  [--home DIR] [--force] [--profile NAME] [--<section>.<key> VALUE ...]',
     'evmnode version',
   ],
-  note: 'Home defaults to ./.evmnode; configuration is read from <home>/config/app.toml unless --config is given.',
+  note:
+    'Home defaults to ./.evmnode; configuration is read from <home>/config/app.toml unless --config is given. ' +
+    'A profile (config/profiles/NAME.toml) wins over that file; environment variables and flags win over both.',
 } as const;
 
 function sourcesOf(args: CliArgs): ConfigSources {
-  return { home: args.home, configFile: args.configFile, env: process.env, flags: args.flags };
+  return { home: args.home, configFile: args.configFile, profile: args.profile, env: process.env, flags: args.flags };
 }
 
 async function start(args: CliArgs): Promise<void> {

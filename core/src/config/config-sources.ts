@@ -3,12 +3,18 @@ import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { StartupError } from '../node/startup-error.js';
 
-/** Where configuration comes from, lowest precedence first: profile, file, environment, flags, overrides. */
+/**
+ * Where configuration comes from, lowest precedence first: the network's defaults, the file, the
+ * operator profile, environment, flags, overrides. The profile wins over the file because
+ * `evmnode init` writes every key there; environment and flags still override it key by key.
+ */
 export interface ConfigSources {
   /** The node's home folder; `<home>/config/app.toml` is read when `configFile` is not given. */
   readonly home: string;
   /** An explicit config file (`--config FILE`); it must exist. */
   readonly configFile?: string | undefined;
+  /** An operator profile of `config/profiles` (`--profile NAME`). */
+  readonly profile?: string | undefined;
   /** Ignore the config file (when it is about to be written anew). */
   readonly skipFile?: boolean;
   /** Environment variables; only `EVMNODE_*` ones are read. */

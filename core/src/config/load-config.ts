@@ -2,6 +2,7 @@ import convict from 'convict';
 import { coreSchema, type CoreConfig } from './core-schema.js';
 import { ENV_PREFIX, envNameOf, parseFlags, readConfigFile, type ConfigSources } from './config-sources.js';
 import { registerConfigFormats } from './formats.js';
+import { readProfile } from './operator-profiles.js';
 import { NETWORK_PROFILES, NETWORKS, type NetworkName } from './profiles.js';
 import { nestDottedKeys, schemaLeaves, type ConfigSchema } from './schema-tree.js';
 import { StartupError } from '../node/startup-error.js';
@@ -20,6 +21,7 @@ export interface NodeConfig {
 /** The raw layers read once from the sources and reused for every validation pass. */
 interface ConfigLayers {
   readonly file: Record<string, unknown>;
+  readonly profile: Record<string, unknown>;
   readonly env: ReadonlyMap<string, string>;
   readonly flags: ReadonlyMap<string, string>;
   readonly overrides: Readonly<Record<string, unknown>>;
@@ -32,6 +34,7 @@ export function readConfigLayers(sources: ConfigSources): ConfigLayers {
   }
   return {
     file: readConfigFile(sources),
+    profile: sources.profile === undefined ? {} : readProfile(sources.profile),
     env,
     flags: parseFlags(sources.flags),
     overrides: sources.overrides ?? {},
@@ -39,13 +42,13 @@ export function readConfigLayers(sources: ConfigSources): ConfigLayers {
 }
 
 function networkOf(layers: ConfigLayers): NetworkName {
-  const fileNode = layers.file.node as Record<string, unknown> | undefined;
-  const overrideNode = layers.overrides.node as Record<string, unknown> | undefined;
+  const nodeSection = (layer: Readonly<Record<string, unknown>>) => layer.node as Record<string, unknown> | undefined;
   const chosen =
-    overrideNode?.network ??
+    nodeSection(layers.overrides)?.network ??
     layers.flags.get('node.network') ??
     layers.env.get(envNameOf('node.network')) ??
-    fileNode?.network;
+    nodeSection(layers.profile)?.network ??
+    nodeSection(layers.file)?.network;
   if (chosen === undefined) return 'local';
   if (typeof chosen === 'string' && (NETWORKS as readonly string[]).includes(chosen)) return chosen as NetworkName;
   throw new StartupError(`node.network must be one of ${NETWORKS.join(', ')}; got ${JSON.stringify(chosen)}`);
@@ -77,6 +80,7 @@ function validate(schema: ConfigSchema, layers: ConfigLayers, strict: boolean): 
   for (const layer of [
     nestDottedKeys(profile),
     layers.file,
+    layers.profile,
     nestDottedKeys(fromEnv),
     nestDottedKeys(fromFlags),
     layers.overrides,

@@ -7,6 +7,8 @@ import { EvmNode } from '../node/evm-node.js';
 export interface TestNodeOptions {
   /** Configuration as a nested object (`{ evm: { slow: true } }`); it wins over everything else. */
   readonly config?: Record<string, unknown>;
+  /** An operator profile of `config/profiles` (`--profile NAME`). */
+  readonly profile?: string;
   /** `[node] plugins`; defaults to the node's default list. */
   readonly plugins?: readonly string[];
   /** Environment variables to read instead of none. */
@@ -67,6 +69,7 @@ export async function startTestNode(options: TestNodeOptions = {}): Promise<Test
     node = await EvmNode.start({
       sources: {
         home,
+        profile: options.profile,
         env: options.env ?? {},
         flags: options.flags ?? [],
         overrides: merge(base, options.config ?? {}),
