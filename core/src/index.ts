@@ -91,6 +91,7 @@ export {
 } from './chain/native/addresses.js';
 export { MsgAssociate, MsgAssociateBySignature, MsgRegisterPointer } from './chain/native/messages.js';
 export { associationBySignatureTx } from './chain/native/native-transaction.js';
+export { wrapEvmTransaction } from './chain/native-tx.js';
 export type { StringFieldsType } from './chain/native/messages.js';
 export { pointerAddressOf } from './chain/native/pointers.js';
 export type {

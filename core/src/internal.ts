@@ -26,7 +26,6 @@ export { nextBaseFee } from './chain/base-fee.js';
 export { consensusHeaderHash } from './chain/consensus-header.js';
 export { devAccounts } from './chain/dev-accounts.js';
 export { readGenesisFile } from './chain/genesis.js';
-export { wrapEvmTransaction } from './chain/native-tx.js';
 export { ChainStore } from './chain/chain-store.js';
 export { storedLogJson, storedLogMatches } from './logs/stored-log.js';
 export { TrieNodeStore } from './chain/state/trie-node-store.js';

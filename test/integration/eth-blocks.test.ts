@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ContractFactory, Interface, Wallet, concat, getBytes, getCreateAddress, hexlify, sha256 } from 'ethers';
-import type { BlockRecord } from '@evmnode/core';
-import { consensusHeaderHash, wrapEvmTransaction } from '@evmnode/core/internal';
+import { wrapEvmTransaction, type BlockRecord } from '@evmnode/core';
+import { consensusHeaderHash } from '@evmnode/core/internal';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { testToken } from '@evmnode/tools/contracts/test-token';
 import {

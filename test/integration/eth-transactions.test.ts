@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ContractFactory, Interface, Transaction, Wallet, getBytes, getCreateAddress, sha256 } from 'ethers';
-import { wrapEvmTransaction } from '@evmnode/core/internal';
+import { wrapEvmTransaction } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { testToken } from '@evmnode/tools/contracts/test-token';
 import {

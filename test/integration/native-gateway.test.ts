@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { DirectSecp256k1Wallet, type EncodeObject } from '@cosmjs/proto-signing';
 import { BroadcastTxError, SigningStargateClient, type StdFee } from '@cosmjs/stargate';
+import { Comet38Client } from '@cosmjs/tendermint-rpc';
 import { bech32 } from '@scure/base';
 import { expect } from 'chai';
 import { TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
@@ -12,9 +13,9 @@ import {
   QueryBalanceRequest,
 } from 'cosmjs-types/cosmos/bank/v1beta1/query';
 import { getBytes, Wallet } from 'ethers';
-import { devAccounts } from '@evmnode/core';
+import { devAccounts, wrapEvmTransaction } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
-import { nextBlocks, untilHeight } from '../support/chain-kit.js';
+import { devWallet, GWEI, nextBlocks, sign, untilHeight } from '../support/chain-kit.js';
 import { withPeakRss } from '../support/load-checks.js';
 import { post, rpc } from '../support/rpc-client.js';
 
@@ -459,6 +460,81 @@ describe('native gateway', function () {
         expect(await evmBalance(node, recipientEvm)).to.equal(0n);
       });
     }
+  });
+});
+
+describe('native gateway: block', function () {
+  this.timeout(60_000);
+  let node: TestNode;
+  before(async () => {
+    node = await startTestNode({ config: { consensus: { block_time: 1000 } } });
+    await untilHeight(node.node.chain, 1);
+  });
+  after(() => node.stop());
+
+  const hexOf = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`;
+  const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
+
+  it('serves a block with its native transactions, then its EVM ones wrapped, as cosmjs reads it', async () => {
+    const { address, client } = await signerOf(node, 5);
+    const signed = await client.sign(
+      address,
+      [sendMessage(address, castAddress(Wallet.createRandom().address), 'usei', '5')],
+      FEE,
+      '',
+    );
+    const nativeTx = TxRaw.encode(signed).finish();
+    const evmTx = await sign(devWallet(6), {
+      to: Wallet.createRandom().address,
+      value: 1n,
+      nonce: 0,
+      gasLimit: 21_000n,
+      maxFeePerGas: 100n * GWEI,
+      maxPriorityFeePerGas: GWEI,
+    });
+    // Sent just after a block, so that the next one (a second later) holds both.
+    await nextBlocks(node.node.chain);
+    expect(
+      (await gateway(node, 'broadcast_tx_sync', { tx: Buffer.from(nativeTx).toString('base64') })).result.code,
+    ).to.equal(0);
+    const evmHash = (await rpc(node.url, 'eth_sendRawTransaction', [evmTx])).result;
+    await nextBlocks(node.node.chain);
+    const height = node.node.chain.head().height;
+    const [evmBlock, parent] = await Promise.all([
+      rpc(node.url, 'eth_getBlockByNumber', [`0x${height.toString(16)}`, false]),
+      rpc(node.url, 'eth_getBlockByNumber', [`0x${(height - 1).toString(16)}`, false]),
+    ]);
+    expect(evmBlock.result.transactions).to.deep.equal([evmHash]);
+
+    const comet = await Comet38Client.connect(node.nativeUrl);
+    const { blockId, block } = await comet.block(height);
+    comet.disconnect();
+    const txs = [nativeTx, wrapEvmTransaction(getBytes(evmTx))];
+    expect(block.txs.map(hexOf)).to.deep.equal(txs.map(hexOf));
+    expect(hexOf(blockId.hash)).to.equal(evmBlock.result.hash);
+    expect(block.header.height).to.equal(height);
+    expect(block.header.chainId).to.equal(CHAIN_ID);
+    expect(hexOf(block.header.lastBlockId!.hash)).to.equal(parent.result.hash);
+    expect(hexOf(block.header.appHash)).to.equal(parent.result.stateRoot);
+    expect(hexOf(block.header.dataHash)).to.equal(hexOf(sha256(Buffer.concat(txs.map(sha256)))));
+    expect(block.header.time.getTime()).to.equal(Number(node.node.chain.head().header.timeMs));
+    client.disconnect();
+  });
+
+  it('serves the latest block without a height, and refuses heights below 1 or above the head as CometBFT does', async () => {
+    const latest = await gateway(node, 'block');
+    expect(Number(latest.result.block.header.height)).to.be.at.least(node.node.chain.head().height - 1);
+    expect((await gateway(node, 'block', { height: '0' })).error).to.deep.equal({
+      code: -32603,
+      message: 'Internal error',
+      data: 'height must be greater than 0, but got 0',
+    });
+    const beyond = node.node.chain.head().height + 1000;
+    expect((await gateway(node, 'block', { height: String(beyond) })).error.data).to.match(
+      new RegExp(`^height ${beyond} must be less than or equal to the current blockchain height \\d+$`),
+    );
+    const viaGet = (await (await fetch(`${node.nativeUrl}/block?height=1`)).json()) as any;
+    expect(viaGet.result.block.header.height).to.equal('1');
   });
 });
 

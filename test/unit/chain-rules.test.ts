@@ -3,14 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { bech32 } from '@scure/base';
 import { expect } from 'chai';
-import { isStartupError } from '@evmnode/core';
-import {
-  consensusHeaderHash,
-  devAccounts,
-  nextBaseFee,
-  readGenesisFile,
-  wrapEvmTransaction,
-} from '@evmnode/core/internal';
+import { isStartupError, wrapEvmTransaction } from '@evmnode/core';
+import { consensusHeaderHash, devAccounts, nextBaseFee, readGenesisFile } from '@evmnode/core/internal';
 
 const GWEI = 1_000_000_000n;
 

@@ -1,6 +1,7 @@
 import type { PluginSetup } from '@evmnode/core';
 import type { Deps, NativeGatewayConfig } from './deps.js';
 import { abciQueryMethod } from './methods/abci-query.js';
+import { blockMethod } from './methods/block.js';
 import { broadcastMethods } from './methods/broadcast.js';
 import { statusMethod } from './methods/status.js';
 import { txMethods } from './methods/tx.js';
@@ -15,6 +16,7 @@ const setup: PluginSetup<Deps, NativeGatewayConfig> = ({ deps, config, logger })
   const server = new GatewayServer(
     [
       statusMethod(native, chain, () => rpcAddress),
+      blockMethod(native, chain),
       ...broadcastMethods(native, config.broadcast_commit_timeout, logger),
       ...txMethods(native),
       abciQueryMethod(chain, [accountQuery(native), balanceQuery(native), allBalancesQuery(native)]),
