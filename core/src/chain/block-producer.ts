@@ -18,6 +18,7 @@ import { nativeTxHash, wrapEvmTransaction } from './native-tx.js';
 import { effectiveTip, type PooledTransaction } from './pool/pooled-transaction.js';
 import {
   blockRecordOf,
+  type BlockRecord,
   blockSizeOf,
   receiptsRootOf,
   type CommittedBlock,
@@ -39,6 +40,43 @@ export interface ProducerSettings {
 
 /** The intrinsic gas of a plain transfer, the least any EVM transaction takes. */
 const MIN_TX_GAS = 21_000n;
+
+/** A block another node produced, as a follower replicates it. */
+export interface UpstreamBlock {
+  readonly height: number;
+  readonly hash: PrefixedHexString;
+  readonly timeMs: bigint;
+  readonly proposer: PrefixedHexString;
+  readonly natives: readonly NativeTransaction[];
+  /** Its EVM transactions, decoded and their senders recovered. */
+  readonly transactions: readonly PooledTransaction[];
+}
+
+/** A replicated block that does not come out here as it did on its producer. */
+export class ReplicaMismatch extends Error {
+  override readonly name = 'ReplicaMismatch';
+
+  constructor(
+    readonly height: number,
+    detail: string,
+  ) {
+    super(`block ${height} from the producer does not replicate: ${detail}`);
+  }
+}
+
+/** What one block is built from: the head it goes on, its header's own fields and its candidates. */
+interface BlockPlan {
+  readonly parent: BlockRecord;
+  readonly timeMs: bigint;
+  readonly proposer: PrefixedHexString;
+  readonly nativeCandidates: readonly NativeTransaction[];
+  readonly candidates: readonly PooledTransaction[];
+  /** When the block began, and when its candidates were chosen (the debug line's phases). */
+  readonly started: number;
+  readonly selectedAt: number;
+  /** Refuses the block before it is written (a follower's comparison with the producer's). */
+  readonly check?: (committed: CommittedBlock, execution: Execution) => void;
+}
 
 /** A native transaction a block delivered, with its result. */
 interface DeliveredNative {
@@ -209,17 +247,57 @@ export class BlockProducer {
   async produce(): Promise<CommittedBlock | undefined> {
     const started = performance.now();
     const parent = this.chain.head();
-    // The gas limit is the chain's, set by its genesis and carried from block to block.
-    const gasLimit = BigInt(parent.gasLimit);
     const baseFee = this.chain.nextBaseFee();
     const candidates = this.chain.pool.ready(await this.#senderNonces(), baseFee);
     const nativeCandidates = this.chain.nativePool.transactions();
-    const selectedAt = performance.now();
     const wantsEmpty = this.settings.createEmptyBlocks && this.settings.blockTimeMs > 0;
     if (candidates.length === 0 && nativeCandidates.length === 0 && !wantsEmpty) return undefined;
+    return this.#build({
+      parent,
+      timeMs: BigInt(Math.max(Date.now(), Number(BigInt(parent.header.timeMs)) + 1)),
+      proposer: this.chain.proposer,
+      nativeCandidates,
+      candidates,
+      started,
+      selectedAt: performance.now(),
+    });
+  }
 
+  /**
+   * Executes and commits a block another node produced (a follower's), with its time, proposer
+   * and transactions, and commits it only if it comes out as that node's: every transaction
+   * included and the same block hash, which covers the parent's state root, the transactions
+   * and the header. Anything else throws a {@link ReplicaMismatch} and stores nothing.
+   */
+  async replicate(upstream: UpstreamBlock): Promise<CommittedBlock> {
+    const started = performance.now();
+    const parent = this.chain.head();
+    if (upstream.height !== parent.height + 1)
+      throw new ReplicaMismatch(upstream.height, `it does not follow the head, block ${parent.height}`);
+    return this.#build({
+      parent,
+      timeMs: upstream.timeMs,
+      proposer: upstream.proposer,
+      nativeCandidates: upstream.natives,
+      candidates: upstream.transactions,
+      started,
+      selectedAt: started,
+      check: (committed, execution) => {
+        const left = execution.dropped.length + execution.droppedNative.length;
+        if (left > 0) throw new ReplicaMismatch(upstream.height, `${left} of its transactions failed here`);
+        if (committed.block.hash !== upstream.hash)
+          throw new ReplicaMismatch(upstream.height, `its hash here is ${committed.block.hash}, not ${upstream.hash}`);
+      },
+    });
+  }
+
+  /** Executes `plan`'s candidates on the head, then builds, checks and commits the block. */
+  async #build(plan: BlockPlan): Promise<CommittedBlock> {
+    const { parent, timeMs, nativeCandidates, candidates, started, selectedAt } = plan;
+    // The gas limit is the chain's, set by its genesis and carried from block to block.
+    const gasLimit = BigInt(parent.gasLimit);
+    const baseFee = this.chain.nextBaseFee();
     const height = parent.height + 1;
-    const timeMs = BigInt(Math.max(Date.now(), Number(BigInt(parent.header.timeMs)) + 1));
     const prevRandao = keccak256(uint64BE(timeMs));
     const evmBlock = executionBlock(
       { number: BigInt(height), timestamp: timeMs / 1000n, gasLimit, baseFee, prevRandao },
@@ -247,7 +325,7 @@ export class BlockProducer {
         parentHash: parent.hash,
         dataHash: dataHashOf([...natives.map(({ tx }) => tx.hash), ...nativeHashes]),
         appHash: parent.stateRoot,
-        proposer: this.chain.proposer,
+        proposer: plan.proposer,
       };
       committed = {
         block: blockRecordOf(header, {
@@ -274,6 +352,7 @@ export class BlockProducer {
         syntheticTransactions: synthetic,
       };
       recordsEnd = performance.now();
+      plan.check?.(committed, execution);
       await this.chain.store.commit(committed, this.chain.nodes);
     } catch (error) {
       // Nothing of the block is stored: forget its state and start the next one from the parent's.

@@ -15,6 +15,20 @@ export function wrapEvmTransaction(rawEvmTx: Uint8Array): Uint8Array {
   return TxRaw.encode(TxRaw.fromPartial({ bodyBytes: body })).finish();
 }
 
+/** The signed EVM transaction a native one carries, when it is only that wrapper; undefined otherwise. */
+export function unwrapEvmTransaction(nativeTx: Uint8Array): Uint8Array | undefined {
+  let body: TxBody;
+  try {
+    const raw = TxRaw.decode(nativeTx);
+    if (raw.signatures.length > 0 || raw.authInfoBytes.length > 0) return undefined;
+    body = TxBody.decode(raw.bodyBytes);
+  } catch {
+    return undefined;
+  }
+  const [message, ...others] = body.messages;
+  return message?.typeUrl === EVM_TX_TYPE_URL && others.length === 0 ? message.value : undefined;
+}
+
 /** A native transaction's hash: SHA-256 of its bytes. */
 export function nativeTxHash(nativeTx: Uint8Array): Uint8Array {
   return sha256(nativeTx);

@@ -4,6 +4,7 @@ import { DEFAULT_PLUGINS, NETWORKS, type NetworkName } from './profiles.js';
 export interface CoreConfig {
   readonly node: {
     readonly network: NetworkName;
+    readonly role: 'producer' | 'follower';
     readonly chain_id: number;
     readonly plugins: readonly string[];
     readonly disable_tags: readonly string[];
@@ -55,6 +56,10 @@ export interface CoreConfig {
     readonly create_empty_blocks: boolean;
     readonly proposer: string;
   };
+  readonly follower: {
+    readonly upstream: string;
+    readonly poll_interval: number;
+  };
   readonly native: {
     readonly chain_id: string;
     readonly rpc_port: number;
@@ -90,6 +95,13 @@ export const coreSchema = {
       doc: 'Network profile: local (chain ID 713714), testnet (1328) or mainnet (1329).',
       format: [...NETWORKS],
       default: 'local',
+    },
+    role: {
+      doc:
+        'producer: takes transactions and produces blocks. follower: produces none; it replicates the blocks of ' +
+        '[follower] upstream, executing each again and checking that it comes to the same block.',
+      format: ['producer', 'follower'],
+      default: 'producer',
     },
     chain_id: {
       doc: "EVM chain ID; the network profile's ID unless set.",
@@ -247,6 +259,18 @@ export const coreSchema = {
       doc: "The block proposer's address, shown as the block's miner (empty: derived from the chain ID).",
       format: String,
       default: '',
+    },
+  },
+  follower: {
+    upstream: {
+      doc: 'With role = "follower": the producer\'s native gateway (http://host:26657), where blocks come from.',
+      format: String,
+      default: '',
+    },
+    poll_interval: {
+      doc: 'With role = "follower": how often the producer is asked for blocks after the last one.',
+      format: 'duration',
+      default: 100,
     },
   },
   native: {

@@ -7,7 +7,10 @@ import type { ConfigSources } from '../config/config-sources.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import { loadCoreConfig, loadNodeConfig, readConfigLayers, type NodeConfig } from '../config/load-config.js';
 import type { ConfigSchema } from '../config/schema-tree.js';
+import type { TxSubmitter } from '../api/tx-submitter.js';
 import { BlockProducer } from '../chain/block-producer.js';
+import { BlockFollower } from '../chain/follower/block-follower.js';
+import { UpstreamGateway } from '../chain/follower/upstream-gateway.js';
 import { Chain } from '../chain/chain.js';
 import type { NativeRules } from '../chain/native/native-executor.js';
 import { ChainNativeLayer } from '../chain/native/native-layer.js';
@@ -30,6 +33,8 @@ import { Dispatcher } from '../rpc/dispatcher.js';
 import { MethodRegistry } from '../rpc/method-registry.js';
 import { LegacyGate } from '../rpc/legacy-gate.js';
 import { RequestHooks } from '../rpc/request-hooks.js';
+import { InvalidInputError } from '../errors/rpc-error.js';
+import { StartupError } from './startup-error.js';
 import { Database, dataFolderOf } from '../storage/database.js';
 import { HeadMarker } from '../storage/head-marker.js';
 import { HttpTransport } from '../transport/http-server.js';
@@ -65,6 +70,36 @@ function nativeRulesOf(core: CoreConfig): Omit<NativeRules, 'denoms'> {
   return { chainId: core.native.chain_id, minGasPrice: BigInt(core.mempool.min_gas_price) };
 }
 
+/** Where a node's blocks come from: its own production, or its producer's chain (a follower). */
+interface BlockSource {
+  start(): void;
+  /** Resolves once a block in progress is committed. */
+  stop(): Promise<void>;
+}
+
+/** A follower's replication of `[follower] upstream`, or why the configuration allows none. */
+function followerOf(core: CoreConfig, chain: Chain, producer: BlockProducer, logger: Logger): BlockFollower {
+  if (core.follower.upstream === '')
+    throw new StartupError(
+      '[node] role = "follower" needs [follower] upstream: the URL of the producer\'s native gateway (http://host:26657)',
+    );
+  const upstream = new UpstreamGateway(core.follower.upstream);
+  return new BlockFollower(
+    chain,
+    producer,
+    upstream,
+    core.follower.poll_interval,
+    logger.child({ module: 'follower' }),
+  );
+}
+
+/** A follower takes no transactions of its own: they would wait in a pool no block is made from. */
+function refusedOnFollower(core: CoreConfig): InvalidInputError {
+  return new InvalidInputError(
+    `this node follows ${core.follower.upstream} and takes no transactions: send them to the producer`,
+  );
+}
+
 export class EvmNode {
   #stopping: Promise<void> | undefined;
 
@@ -77,7 +112,7 @@ export class EvmNode {
     readonly chain: Chain,
     /** The native side, for tools and tests that run the node in-process. */
     readonly native: ChainNativeLayer,
-    private readonly producer: BlockProducer,
+    private readonly blocks: BlockSource,
     private readonly headMarker: HeadMarker,
     private readonly http: HttpTransport | undefined,
     private readonly ws: WsTransport | undefined,
@@ -111,6 +146,7 @@ export class EvmNode {
     container.register(CoreTokens.Database, { useValue: database });
     let chain: Chain;
     let producer: BlockProducer;
+    let blocks: BlockSource;
     let headMarker: HeadMarker;
     try {
       chain = await Chain.open(
@@ -127,6 +163,7 @@ export class EvmNode {
         nativeRules: nativeRulesOf(core),
       };
       producer = await BlockProducer.create(chain, settings, logger.child({ module: 'producer' }));
+      blocks = core.node.role === 'follower' ? followerOf(core, chain, producer, logger) : producer;
     } catch (error) {
       await database.close();
       throw error;
@@ -134,7 +171,9 @@ export class EvmNode {
     // Published blocks are durable ones: the marker follows them, written off the block's path.
     chain.events.onBlock((committed) => headMarker.record(committed.block.height));
     container.register(CoreTokens.ChainReader, { useValue: chain });
-    container.register(CoreTokens.TxSubmitter, { useValue: chain });
+    const follower = core.node.role === 'follower';
+    const submitter: TxSubmitter = follower ? { submit: () => Promise.reject(refusedOnFollower(core)) } : chain;
+    container.register(CoreTokens.TxSubmitter, { useValue: submitter });
     container.register(CoreTokens.TxPoolReader, {
       useValue: new PoolReader(chain.pool, (sender) => chain.pendingNonce(sender)),
     });
@@ -144,7 +183,7 @@ export class EvmNode {
     });
     container.register(CoreTokens.Simulator, { useValue: simulator });
     container.register(CoreTokens.Replayer, { useValue: new BlockReplayer(chain, simulator, nativeRulesOf(core)) });
-    const native = new ChainNativeLayer(chain, nativeRulesOf(core));
+    const native = new ChainNativeLayer(chain, nativeRulesOf(core), follower ? refusedOnFollower(core) : undefined);
     container.register(CoreTokens.NativeLayer, { useValue: native });
     container.register(CoreTokens.KeyRing, { useValue: new KeyRing() });
     container.register(CoreTokens.ChainViews, { useValue: new StoredChainViews(chain) });
@@ -165,7 +204,7 @@ export class EvmNode {
       registry.seal();
       hooks.seal();
       await host.start();
-      producer.start();
+      blocks.start();
       const node = new EvmNode(
         config,
         logger,
@@ -173,7 +212,7 @@ export class EvmNode {
         database,
         chain,
         native,
-        producer,
+        blocks,
         headMarker,
         http,
         ws,
@@ -192,7 +231,7 @@ export class EvmNode {
       return node;
     } catch (error) {
       await Promise.all([http?.close(0), ws?.close()]);
-      await producer.stop();
+      await blocks.stop();
       await headMarker.flush();
       await host.stop();
       await database.close();
@@ -211,7 +250,7 @@ export class EvmNode {
 
   async #stop(): Promise<void> {
     await Promise.all([this.http?.close(this.config.core.node.shutdown_timeout), this.ws?.close()]);
-    await this.producer.stop();
+    await this.blocks.stop();
     await this.headMarker.flush();
     await this.host.stop();
     await this.database.close();

@@ -1,0 +1,102 @@
+import { createTxFromRLP, type TxOptions } from '@ethereumjs/tx';
+import { bytesToHex } from '@ethereumjs/util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { Chain } from '../chain.js';
+import { ReplicaMismatch, type BlockProducer, type UpstreamBlock } from '../block-producer.js';
+import { decodeNativeTransaction, type NativeTransaction } from '../native/native-transaction.js';
+import { unwrapEvmTransaction } from '../native-tx.js';
+import type { PooledTransaction } from '../pool/pooled-transaction.js';
+import { fastTxOptions } from '../pool/raw-transaction.js';
+import type { CometBlock, UpstreamGateway } from './upstream-gateway.js';
+
+/**
+ * A follower's replication of its producer's chain: it asks the producer's native gateway for the
+ * blocks after its own head, one at a time, and hands each to the block producer's own code to
+ * execute again and commit only if it comes out the same (`BlockProducer.replicate`). A producer
+ * that cannot be reached is asked again every poll interval; a block that does not replicate stops
+ * following, loudly, and the node keeps serving the blocks it has.
+ */
+export class BlockFollower {
+  readonly #stopping = new AbortController();
+  #following: Promise<void> = Promise.resolve();
+  readonly #txOptions: TxOptions;
+  /** Set when a block did not replicate: following stopped there. */
+  mismatch: ReplicaMismatch | undefined;
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly producer: BlockProducer,
+    private readonly upstream: UpstreamGateway,
+    private readonly pollIntervalMs: number,
+    private readonly logger: Logger,
+  ) {
+    this.#txOptions = fastTxOptions(chain.common);
+  }
+
+  start(): void {
+    this.#following = this.#follow();
+  }
+
+  /** Stops following; resolves once a block being replicated is committed. */
+  async stop(): Promise<void> {
+    this.#stopping.abort();
+    await this.#following;
+  }
+
+  async #follow(): Promise<void> {
+    let unreachable = false;
+    while (!this.#stopping.signal.aborted) {
+      try {
+        const latest = await this.upstream.latestHeight();
+        while (!this.#stopping.signal.aborted && this.chain.head().height < latest) {
+          const height = this.chain.head().height + 1;
+          await this.producer.replicate(this.#decode(height, await this.upstream.block(height)));
+        }
+        if (unreachable) this.logger.info({ upstream: this.upstream.url }, 'producer reachable again');
+        unreachable = false;
+      } catch (error) {
+        if (error instanceof ReplicaMismatch) {
+          this.mismatch = error;
+          this.logger.error({ err: error }, 'follower stopped: a block from the producer does not replicate');
+          return;
+        }
+        if (!unreachable) this.logger.warn({ err: error, upstream: this.upstream.url }, 'cannot reach the producer');
+        unreachable = true;
+      }
+      await sleep(this.pollIntervalMs, undefined, { signal: this.#stopping.signal }).catch(() => undefined);
+    }
+  }
+
+  /** The block as the producer serves it: native transactions first, then the EVM ones it wraps. */
+  #decode(height: number, comet: CometBlock): UpstreamBlock {
+    const { header, data } = comet.block;
+    if (Number(header.height) !== height) throw new ReplicaMismatch(height, `the producer sent block ${header.height}`);
+    const natives: NativeTransaction[] = [];
+    const transactions: PooledTransaction[] = [];
+    for (const [index, encoded] of (data.txs ?? []).entries()) {
+      const bytes = Buffer.from(encoded, 'base64');
+      const raw = unwrapEvmTransaction(bytes);
+      try {
+        if (raw === undefined) {
+          if (transactions.length > 0) throw new Error('a native transaction follows an EVM one');
+          natives.push(decodeNativeTransaction(bytes));
+          continue;
+        }
+        const tx = createTxFromRLP(raw, this.#txOptions);
+        const sender = tx.getSenderAddress().toString();
+        transactions.push({ tx, raw, hash: bytesToHex(tx.hash()), sender, nonce: tx.nonce, arrival: index });
+      } catch (error) {
+        throw new ReplicaMismatch(height, `its transaction ${index} does not decode: ${(error as Error).message}`);
+      }
+    }
+    return {
+      height,
+      hash: `0x${comet.block_id.hash.toLowerCase()}`,
+      timeMs: BigInt(Date.parse(header.time)),
+      proposer: `0x${header.proposer_address.toLowerCase()}`,
+      natives,
+      transactions,
+    };
+  }
+}

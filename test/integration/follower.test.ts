@@ -1,0 +1,162 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { bech32 } from '@scure/base';
+import { getBytes, Wallet } from 'ethers';
+import { devAccounts } from '@evmnode/core';
+import { startTestNode, type TestNode } from '@evmnode/core/testing';
+import { devWallet, GWEI, quantity, sign, sleep, submitTogether, waitForReceipt } from '../support/chain-kit.js';
+import { nativeSigner, sendNative } from '../support/native-kit.js';
+import { rpc } from '../support/rpc-client.js';
+
+/** A follower of `producer`, asking it for blocks every 20 ms. */
+function startFollower(producer: TestNode, home?: string, config: Record<string, unknown> = {}): Promise<TestNode> {
+  return startTestNode({
+    ...(home === undefined ? {} : { home }),
+    config: {
+      node: { role: 'follower' },
+      follower: { upstream: producer.nativeUrl, poll_interval: 20 },
+      ...config,
+    },
+  });
+}
+
+async function untilCaughtUp(follower: TestNode, producer: TestNode, timeoutMs = 30_000): Promise<number> {
+  const target = producer.node.chain.head().height;
+  const deadline = Date.now() + timeoutMs;
+  while (follower.node.chain.head().height < target) {
+    if (Date.now() > deadline)
+      throw new Error(`the follower is at ${follower.node.chain.head().height}, the producer at ${target}`);
+    await sleep(10);
+  }
+  return target;
+}
+
+/** `count` transfers from dev account `devIndex`, nonces from `firstNonce`, submitted together; their hashes. */
+async function transfers(url: string, devIndex: number, firstNonce: number, count: number): Promise<string[]> {
+  const raws = await Promise.all(
+    Array.from({ length: count }, (_, offset) =>
+      sign(devWallet(devIndex), {
+        to: Wallet.createRandom().address,
+        value: 1_000n + BigInt(offset),
+        nonce: firstNonce + offset,
+        gasLimit: 21_000n,
+        maxFeePerGas: 100n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+      }),
+    ),
+  );
+  return submitTogether(url, raws);
+}
+
+/** Every block up to `height` with its transactions, and every receipt, as `url` serves them. */
+async function chainOf(url: string, height: number): Promise<unknown[]> {
+  const blocks = [];
+  for (let number = 0; number <= height; number++) {
+    const block = (await rpc(url, 'eth_getBlockByNumber', [quantity(number), true])).result;
+    const receipts = (await rpc(url, 'eth_getBlockReceipts', [quantity(number)])).result;
+    blocks.push({ block, receipts });
+  }
+  return blocks;
+}
+
+describe('follower nodes', function () {
+  this.timeout(120_000);
+  let producer: TestNode;
+  before(async () => {
+    producer = await startTestNode({ config: { consensus: { block_time: 100 } } });
+  });
+  after(() => producer.stop());
+
+  it('replicate every block, receipts and balances included, and pick up where they stopped after a restart', async () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'evmnode-follower-'));
+    try {
+      let follower = await startFollower(producer, home);
+      const sent = [...(await transfers(producer.url, 1, 0, 20)), ...(await transfers(producer.url, 2, 0, 20))];
+      const signer = await nativeSigner(devAccounts(10)[3]!.privateKey);
+      const recipient = Wallet.createRandom().address;
+      await sendNative(producer.node.native, signer, [
+        {
+          typeUrl: '/cosmos.bank.v1beta1.MsgSend',
+          value: {
+            fromAddress: signer.address,
+            // The native address of the same 20 bytes: eth_getBalance shows what it holds.
+            toAddress: bech32.encode('sei', bech32.toWords(getBytes(recipient))),
+            amount: [{ denom: 'usei', amount: '7' }],
+          },
+        },
+      ]);
+      for (const hash of sent) await waitForReceipt(producer.url, hash);
+      let height = await untilCaughtUp(follower, producer);
+      expect(await chainOf(follower.url, height)).to.deep.equal(await chainOf(producer.url, height));
+
+      // Stopped while the producer goes on, then started on the same home: no gap, nothing twice.
+      await follower.stop();
+      const later = await transfers(producer.url, 1, 20, 10);
+      for (const hash of later) await waitForReceipt(producer.url, hash);
+      follower = await startFollower(producer, home);
+      height = await untilCaughtUp(follower, producer);
+      expect(await chainOf(follower.url, height)).to.deep.equal(await chainOf(producer.url, height));
+      for (const address of [devWallet(1).address, devWallet(2).address, recipient]) {
+        const balance = async (url: string) => (await rpc(url, 'eth_getBalance', [address, quantity(height)])).result;
+        expect(await balance(follower.url)).to.equal(await balance(producer.url));
+      }
+      await follower.stop();
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('take no transactions of their own, saying where to send them', async () => {
+    const follower = await startFollower(producer);
+    try {
+      const raw = await sign(devWallet(5), {
+        to: devWallet(6).address,
+        value: 1n,
+        nonce: 0,
+        gasLimit: 21_000n,
+        maxFeePerGas: 100n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+      });
+      expect((await rpc(follower.url, 'eth_sendRawTransaction', [raw])).error).to.deep.equal({
+        code: -32000,
+        message: `this node follows ${producer.nativeUrl} and takes no transactions: send them to the producer`,
+      });
+      expect(follower.node.chain.pool.size).to.equal(0);
+    } finally {
+      await follower.stop();
+    }
+  });
+
+  it('stop following, loudly, at a block that does not come out as the producer made it', async () => {
+    // Another chain ID: block 1's header, and so its hash, differ from the producer's.
+    const follower = await startFollower(producer, undefined, { node: { role: 'follower', chain_id: 999 } });
+    try {
+      const deadline = Date.now() + 10_000;
+      while (
+        !follower.logs.some((line) => line.msg === 'follower stopped: a block from the producer does not replicate')
+      ) {
+        if (Date.now() > deadline) throw new Error('the follower did not stop');
+        await sleep(20);
+      }
+      expect(follower.node.chain.head().height).to.equal(0);
+      const line = follower.logs.find((entry) => entry.level === 50)!;
+      expect((line.err as { message: string }).message).to.match(
+        /^block 1 from the producer does not replicate: its hash here is 0x[0-9a-f]{64}, not 0x[0-9a-f]{64}$/,
+      );
+    } finally {
+      await follower.stop();
+    }
+  });
+
+  it('refuse to start without an upstream', async () => {
+    const refused = await startTestNode({ config: { node: { role: 'follower' } } }).then(
+      (node) => node.stop().then(() => 'started'),
+      (error: Error) => error.message,
+    );
+    expect(refused).to.equal(
+      '[node] role = "follower" needs [follower] upstream: the URL of the producer\'s native gateway (http://host:26657)',
+    );
+  });
+});
