@@ -108,10 +108,44 @@ describe('follower nodes', function () {
     }
   });
 
-  it('take no transactions of their own, saying where to send them', async () => {
+  it("forward eth_sendRawTransaction and native broadcasts to the producer, and answer with the producer's answer", async () => {
+    const follower = await startFollower(producer, undefined, {
+      follower: { upstream: producer.nativeUrl, upstream_rpc: producer.url, poll_interval: 20 },
+    });
+    try {
+      const [hash] = await transfers(follower.url, 5, 0, 1);
+      expect((await waitForReceipt(follower.url, hash!)).status).to.equal('0x1');
+      expect(follower.node.chain.pool.size).to.equal(0);
+      const stale = await sign(devWallet(5), {
+        to: devWallet(6).address,
+        value: 1n,
+        nonce: 0,
+        gasLimit: 21_000n,
+        maxFeePerGas: 100n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+      });
+      const fromFollower = await rpc(follower.url, 'eth_sendRawTransaction', [stale]);
+      expect(fromFollower.error.message).to.match(/^nonce too low/);
+      expect(fromFollower.error).to.deep.equal((await rpc(producer.url, 'eth_sendRawTransaction', [stale])).error);
+
+      const signer = await nativeSigner(devAccounts(10)[7]!.privateKey);
+      const record = await sendNative(follower.node.native, signer, [
+        {
+          typeUrl: '/cosmos.bank.v1beta1.MsgSend',
+          value: { fromAddress: signer.address, toAddress: signer.address, amount: [{ denom: 'usei', amount: '1' }] },
+        },
+      ]);
+      expect(record.code).to.equal(0);
+      expect(await producer.node.native.txByHash(record.hash)).to.deep.include({ height: record.height, code: 0 });
+    } finally {
+      await follower.stop();
+    }
+  });
+
+  it('without upstream_rpc, refuse transactions, saying where to send them', async () => {
     const follower = await startFollower(producer);
     try {
-      const raw = await sign(devWallet(5), {
+      const raw = await sign(devWallet(8), {
         to: devWallet(6).address,
         value: 1n,
         nonce: 0,
@@ -121,7 +155,9 @@ describe('follower nodes', function () {
       });
       expect((await rpc(follower.url, 'eth_sendRawTransaction', [raw])).error).to.deep.equal({
         code: -32000,
-        message: `this node follows ${producer.nativeUrl} and takes no transactions: send them to the producer`,
+        message:
+          `this node follows ${producer.nativeUrl} and has no [follower] upstream_rpc to send transactions to: ` +
+          "send them to the producer's JSON-RPC endpoint",
       });
       expect(follower.node.chain.pool.size).to.equal(0);
     } finally {

@@ -58,6 +58,7 @@ export interface CoreConfig {
   };
   readonly follower: {
     readonly upstream: string;
+    readonly upstream_rpc: string;
     readonly poll_interval: number;
   };
   readonly native: {
@@ -264,6 +265,13 @@ export const coreSchema = {
   follower: {
     upstream: {
       doc: 'With role = "follower": the producer\'s native gateway (http://host:26657), where blocks come from.',
+      format: String,
+      default: '',
+    },
+    upstream_rpc: {
+      doc:
+        'With role = "follower": the producer\'s JSON-RPC endpoint (http://host:8545), where eth_sendRawTransaction ' +
+        'is forwarded (empty: the follower refuses transactions). Native broadcasts go to upstream.',
       format: String,
       default: '',
     },

@@ -10,6 +10,7 @@ import type { ConfigSchema } from '../config/schema-tree.js';
 import type { TxSubmitter } from '../api/tx-submitter.js';
 import { BlockProducer } from '../chain/block-producer.js';
 import { BlockFollower } from '../chain/follower/block-follower.js';
+import { ForwardingSubmitter } from '../chain/follower/forwarding-submitter.js';
 import { UpstreamGateway } from '../chain/follower/upstream-gateway.js';
 import { Chain } from '../chain/chain.js';
 import type { NativeRules } from '../chain/native/native-executor.js';
@@ -77,27 +78,23 @@ interface BlockSource {
   stop(): Promise<void>;
 }
 
-/** A follower's replication of `[follower] upstream`, or why the configuration allows none. */
-function followerOf(core: CoreConfig, chain: Chain, producer: BlockProducer, logger: Logger): BlockFollower {
+/** A follower's producer, or why the configuration names none. */
+function upstreamOf(core: CoreConfig): UpstreamGateway {
   if (core.follower.upstream === '')
     throw new StartupError(
       '[node] role = "follower" needs [follower] upstream: the URL of the producer\'s native gateway (http://host:26657)',
     );
-  const upstream = new UpstreamGateway(core.follower.upstream);
-  return new BlockFollower(
-    chain,
-    producer,
-    upstream,
-    core.follower.poll_interval,
-    logger.child({ module: 'follower' }),
-  );
+  return new UpstreamGateway(core.follower.upstream);
 }
 
-/** A follower takes no transactions of its own: they would wait in a pool no block is made from. */
-function refusedOnFollower(core: CoreConfig): InvalidInputError {
-  return new InvalidInputError(
-    `this node follows ${core.follower.upstream} and takes no transactions: send them to the producer`,
+/** Where a follower sends `eth_sendRawTransaction`: the producer's JSON-RPC endpoint, or nowhere without one. */
+function followerSubmitter(core: CoreConfig): TxSubmitter {
+  if (core.follower.upstream_rpc !== '') return new ForwardingSubmitter(core.follower.upstream_rpc);
+  const refusal = new InvalidInputError(
+    `this node follows ${core.follower.upstream} and has no [follower] upstream_rpc to send transactions to: ` +
+      "send them to the producer's JSON-RPC endpoint",
   );
+  return { submit: () => Promise.reject(refusal) };
 }
 
 export class EvmNode {
@@ -147,6 +144,7 @@ export class EvmNode {
     let chain: Chain;
     let producer: BlockProducer;
     let blocks: BlockSource;
+    let upstream: UpstreamGateway | undefined;
     let headMarker: HeadMarker;
     try {
       chain = await Chain.open(
@@ -163,7 +161,17 @@ export class EvmNode {
         nativeRules: nativeRulesOf(core),
       };
       producer = await BlockProducer.create(chain, settings, logger.child({ module: 'producer' }));
-      blocks = core.node.role === 'follower' ? followerOf(core, chain, producer, logger) : producer;
+      upstream = core.node.role === 'follower' ? upstreamOf(core) : undefined;
+      blocks =
+        upstream === undefined
+          ? producer
+          : new BlockFollower(
+              chain,
+              producer,
+              upstream,
+              core.follower.poll_interval,
+              logger.child({ module: 'follower' }),
+            );
     } catch (error) {
       await database.close();
       throw error;
@@ -171,9 +179,7 @@ export class EvmNode {
     // Published blocks are durable ones: the marker follows them, written off the block's path.
     chain.events.onBlock((committed) => headMarker.record(committed.block.height));
     container.register(CoreTokens.ChainReader, { useValue: chain });
-    const follower = core.node.role === 'follower';
-    const submitter: TxSubmitter = follower ? { submit: () => Promise.reject(refusedOnFollower(core)) } : chain;
-    container.register(CoreTokens.TxSubmitter, { useValue: submitter });
+    container.register(CoreTokens.TxSubmitter, { useValue: upstream === undefined ? chain : followerSubmitter(core) });
     container.register(CoreTokens.TxPoolReader, {
       useValue: new PoolReader(chain.pool, (sender) => chain.pendingNonce(sender)),
     });
@@ -183,7 +189,8 @@ export class EvmNode {
     });
     container.register(CoreTokens.Simulator, { useValue: simulator });
     container.register(CoreTokens.Replayer, { useValue: new BlockReplayer(chain, simulator, nativeRulesOf(core)) });
-    const native = new ChainNativeLayer(chain, nativeRulesOf(core), follower ? refusedOnFollower(core) : undefined);
+    const forward = upstream === undefined ? undefined : (raw: Uint8Array) => upstream.broadcast(raw);
+    const native = new ChainNativeLayer(chain, nativeRulesOf(core), forward);
     container.register(CoreTokens.NativeLayer, { useValue: native });
     container.register(CoreTokens.KeyRing, { useValue: new KeyRing() });
     container.register(CoreTokens.ChainViews, { useValue: new StoredChainViews(chain) });

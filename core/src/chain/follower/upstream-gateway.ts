@@ -1,3 +1,5 @@
+import type { NativeCheckResult } from '../native/native-types.js';
+
 /** What the follower reads of a CometBFT 0.38 `block` answer. */
 export interface CometBlock {
   readonly block_id: { readonly hash: string };
@@ -7,10 +9,18 @@ export interface CometBlock {
   };
 }
 
+/** CometBFT's `ResultBroadcastTx`. */
+interface BroadcastResult {
+  readonly code: number;
+  readonly log: string;
+  readonly codespace: string;
+  readonly hash: string;
+}
+
 /** No call to the producer may hang the follower. */
 const REQUEST_TIMEOUT_MS = 10_000;
 
-/** The producer's native gateway, as a follower reads it: its head, and its blocks one by one. */
+/** The producer's native gateway, as a follower uses it: its head, its blocks one by one, and broadcasts. */
 export class UpstreamGateway {
   #nextId = 1;
 
@@ -24,6 +34,20 @@ export class UpstreamGateway {
 
   block(height: number): Promise<CometBlock> {
     return this.#call<CometBlock>('block', { height: String(height) });
+  }
+
+  /** `broadcast_tx_sync`: the producer's admission check of a native transaction. */
+  async broadcast(raw: Uint8Array): Promise<NativeCheckResult> {
+    const result = await this.#call<BroadcastResult>('broadcast_tx_sync', { tx: Buffer.from(raw).toString('base64') });
+    return {
+      hash: Buffer.from(result.hash, 'hex'),
+      code: result.code,
+      codespace: result.codespace,
+      log: result.log,
+      // CometBFT's broadcast answer carries no gas figures.
+      gasWanted: 0n,
+      gasUsed: 0n,
+    };
   }
 
   async #call<T>(method: string, params: object): Promise<T> {

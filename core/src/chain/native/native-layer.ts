@@ -49,8 +49,8 @@ export class ChainNativeLayer implements NativeLayer {
   constructor(
     private readonly chain: Chain,
     rules: Omit<NativeRules, 'denoms'>,
-    /** Why every submission is refused (a follower's), when it is. */
-    private readonly refusal?: Error,
+    /** Where submissions go instead of the node's own pool (a follower's producer), when they do. */
+    private readonly forward?: (raw: Uint8Array) => Promise<NativeCheckResult>,
   ) {
     this.#rules = { ...rules, denoms: chain.denoms };
   }
@@ -62,7 +62,7 @@ export class ChainNativeLayer implements NativeLayer {
 
   /** Checks a transaction and admits it to the pool (code 0), or says why not, nothing applied. */
   submit(raw: Uint8Array): Promise<NativeCheckResult> {
-    if (this.refusal !== undefined) return Promise.reject(this.refusal);
+    if (this.forward !== undefined) return this.forward(raw);
     const admitted = this.#admitting.then(() => this.#admit(raw));
     this.#admitting = admitted.catch(() => undefined);
     return admitted;
