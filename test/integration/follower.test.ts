@@ -98,6 +98,9 @@ describe('follower nodes', function () {
       follower = await startFollower(producer, home);
       height = await untilCaughtUp(follower, producer);
       expect(await chainOf(follower.url, height)).to.deep.equal(await chainOf(producer.url, height));
+      const health = await fetch(`${follower.url}/health`);
+      expect(health.status).to.equal(200);
+      expect(await health.json()).to.deep.include({ status: 'ok', role: 'follower', upstreamReachable: true });
       for (const address of [devWallet(1).address, devWallet(2).address, recipient]) {
         const balance = async (url: string) => (await rpc(url, 'eth_getBalance', [address, quantity(height)])).result;
         expect(await balance(follower.url)).to.equal(await balance(producer.url));
@@ -178,9 +181,16 @@ describe('follower nodes', function () {
       }
       expect(follower.node.chain.head().height).to.equal(0);
       const line = follower.logs.find((entry) => entry.level === 50)!;
-      expect((line.err as { message: string }).message).to.match(
+      const message = (line.err as { message: string }).message;
+      expect(message).to.match(
         /^block 1 from the producer does not replicate: its hash here is 0x[0-9a-f]{64}, not 0x[0-9a-f]{64}$/,
       );
+      // A balancer takes it out.
+      const health = await fetch(`${follower.url}/health`);
+      expect(health.status).to.equal(503);
+      const report = (await health.json()) as Record<string, unknown>;
+      expect(report).to.deep.include({ status: 'stopped', role: 'follower', height: 0, error: message });
+      expect(report.lagBlocks).to.be.greaterThan(0);
     } finally {
       await follower.stop();
     }

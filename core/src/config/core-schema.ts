@@ -60,6 +60,7 @@ export interface CoreConfig {
     readonly upstream: string;
     readonly upstream_rpc: string;
     readonly poll_interval: number;
+    readonly max_lag_blocks: number;
   };
   readonly native: {
     readonly chain_id: string;
@@ -279,6 +280,11 @@ export const coreSchema = {
       doc: 'With role = "follower": how often the producer is asked for blocks after the last one.',
       format: 'duration',
       default: 100,
+    },
+    max_lag_blocks: {
+      doc: 'With role = "follower": how many blocks behind the producer GET /health still answers 200 (503 beyond).',
+      format: 'nat',
+      default: 10,
     },
   },
   native: {

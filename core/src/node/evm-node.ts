@@ -36,6 +36,7 @@ import { LegacyGate } from '../rpc/legacy-gate.js';
 import { RequestHooks } from '../rpc/request-hooks.js';
 import { InvalidInputError } from '../errors/rpc-error.js';
 import { StartupError } from './startup-error.js';
+import { producerHealth, type HealthCheck } from './health.js';
 import { Database, dataFolderOf } from '../storage/database.js';
 import { HeadMarker } from '../storage/head-marker.js';
 import { HttpTransport } from '../transport/http-server.js';
@@ -145,6 +146,7 @@ export class EvmNode {
     let producer: BlockProducer;
     let blocks: BlockSource;
     let upstream: UpstreamGateway | undefined;
+    let health: HealthCheck;
     let headMarker: HeadMarker;
     try {
       chain = await Chain.open(
@@ -162,22 +164,27 @@ export class EvmNode {
       };
       producer = await BlockProducer.create(chain, settings, logger.child({ module: 'producer' }));
       upstream = core.node.role === 'follower' ? upstreamOf(core) : undefined;
-      blocks =
-        upstream === undefined
-          ? producer
-          : new BlockFollower(
-              chain,
-              producer,
-              upstream,
-              core.follower.poll_interval,
-              logger.child({ module: 'follower' }),
-            );
+      if (upstream === undefined) {
+        blocks = producer;
+        health = producerHealth;
+      } else {
+        const follower = new BlockFollower(
+          chain,
+          producer,
+          upstream,
+          core.follower.poll_interval,
+          logger.child({ module: 'follower' }),
+        );
+        blocks = follower;
+        health = () => follower.health(core.follower.max_lag_blocks);
+      }
     } catch (error) {
       await database.close();
       throw error;
     }
     // Published blocks are durable ones: the marker follows them, written off the block's path.
     chain.events.onBlock((committed) => headMarker.record(committed.block.height));
+    container.register(InternalTokens.Health, { useValue: health });
     container.register(CoreTokens.ChainReader, { useValue: chain });
     container.register(CoreTokens.TxSubmitter, { useValue: upstream === undefined ? chain : followerSubmitter(core) });
     container.register(CoreTokens.TxPoolReader, {

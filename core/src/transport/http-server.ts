@@ -12,6 +12,7 @@ import type { KeyRing } from '../keys/key-ring.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { CoreTokens } from '../node/core-tokens.js';
 import { InternalTokens } from '../node/internal-tokens.js';
+import type { HealthCheck } from '../node/health.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -107,6 +108,7 @@ export class HttpTransport {
     @inject(CoreTokens.Logger) private readonly logger: Logger,
     @inject(CoreTokens.Metrics) private readonly metrics: Metrics | null,
     @inject(CoreTokens.KeyRing) keys: KeyRing,
+    @inject(InternalTokens.Health) private readonly health: HealthCheck,
   ) {
     this.#hostAllowed = hostCheck(config.evm.vhosts, keys);
     this.#service = new RpcPostService(dispatcher, {
@@ -244,7 +246,9 @@ export class HttpTransport {
         ctx.type = this.metrics.registry.contentType;
         ctx.body = await this.metrics.registry.metrics();
       } else if (ctx.path === '/health') {
-        ctx.body = { status: 'ok' };
+        const { healthy, body } = this.health();
+        ctx.status = healthy ? 200 : 503;
+        ctx.body = body;
       } else if (ctx.path === '/' && !ctx.request.length) {
         // geth answers a bare GET with 200 so that load balancers can probe the RPC port.
         ctx.status = 200;

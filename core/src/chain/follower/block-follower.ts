@@ -3,6 +3,7 @@ import { bytesToHex } from '@ethereumjs/util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Chain } from '../chain.js';
+import type { HealthReport } from '../../node/health.js';
 import { ReplicaMismatch, type BlockProducer, type UpstreamBlock } from '../block-producer.js';
 import { decodeNativeTransaction, type NativeTransaction } from '../native/native-transaction.js';
 import { unwrapEvmTransaction } from '../native-tx.js';
@@ -23,6 +24,9 @@ export class BlockFollower {
   readonly #txOptions: TxOptions;
   /** Set when a block did not replicate: following stopped there. */
   mismatch: ReplicaMismatch | undefined;
+  /** The producer's head when it last answered. */
+  #upstreamHeight = 0;
+  #unreachable = false;
 
   constructor(
     private readonly chain: Chain,
@@ -44,25 +48,48 @@ export class BlockFollower {
     await this.#following;
   }
 
+  /**
+   * `/health`: unhealthy beyond `maxLagBlocks` behind the producer, or once following stopped. A
+   * producer that cannot be reached leaves every follower as far behind as the others, so that
+   * alone does not take one out.
+   */
+  health(maxLagBlocks: number): HealthReport {
+    const height = this.chain.head().height;
+    const lagBlocks = Math.max(0, this.#upstreamHeight - height);
+    const status = this.mismatch !== undefined ? 'stopped' : lagBlocks > maxLagBlocks ? 'behind' : 'ok';
+    return {
+      healthy: status === 'ok',
+      body: {
+        status,
+        role: 'follower',
+        height,
+        upstreamHeight: this.#upstreamHeight,
+        lagBlocks,
+        upstreamReachable: !this.#unreachable,
+        ...(this.mismatch === undefined ? {} : { error: this.mismatch.message }),
+      },
+    };
+  }
+
   async #follow(): Promise<void> {
-    let unreachable = false;
     while (!this.#stopping.signal.aborted) {
       try {
-        const latest = await this.upstream.latestHeight();
-        while (!this.#stopping.signal.aborted && this.chain.head().height < latest) {
+        this.#upstreamHeight = await this.upstream.latestHeight();
+        while (!this.#stopping.signal.aborted && this.chain.head().height < this.#upstreamHeight) {
           const height = this.chain.head().height + 1;
           await this.producer.replicate(this.#decode(height, await this.upstream.block(height)));
         }
-        if (unreachable) this.logger.info({ upstream: this.upstream.url }, 'producer reachable again');
-        unreachable = false;
+        if (this.#unreachable) this.logger.info({ upstream: this.upstream.url }, 'producer reachable again');
+        this.#unreachable = false;
       } catch (error) {
         if (error instanceof ReplicaMismatch) {
           this.mismatch = error;
           this.logger.error({ err: error }, 'follower stopped: a block from the producer does not replicate');
           return;
         }
-        if (!unreachable) this.logger.warn({ err: error, upstream: this.upstream.url }, 'cannot reach the producer');
-        unreachable = true;
+        if (!this.#unreachable)
+          this.logger.warn({ err: error, upstream: this.upstream.url }, 'cannot reach the producer');
+        this.#unreachable = true;
       }
       await sleep(this.pollIntervalMs, undefined, { signal: this.#stopping.signal }).catch(() => undefined);
     }
