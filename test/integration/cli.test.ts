@@ -94,7 +94,7 @@ describe('evmnode CLI', () => {
     const unknown = await runCli(['start', '--home', tempHome(), '--profile', 'tiny']);
     expect(unknown.code).to.equal(1);
     expect(unknown.stderr).to.equal(
-      'evmnode: unknown profile "tiny"; the profiles are archive-trace, full, public-minimal\n',
+      'evmnode: unknown profile "tiny"; the profiles are archive-trace, follower-archive, follower-public, full, public-minimal\n',
     );
   });
 

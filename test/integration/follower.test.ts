@@ -196,6 +196,32 @@ describe('follower nodes', function () {
     }
   });
 
+  it('follower-public: eth_ reads and sends only; no debug_ or ext_ methods and no hosted keys', async () => {
+    const follower = await startTestNode({
+      profile: 'follower-public',
+      config: { follower: { upstream: producer.nativeUrl, upstream_rpc: producer.url, poll_interval: 20 } },
+    });
+    try {
+      await untilCaughtUp(follower, producer);
+      expect((await rpc(follower.url, 'debug_traceBlockByNumber', ['0x1'])).error).to.deep.equal({
+        code: -32601,
+        message: 'the method debug_traceBlockByNumber does not exist/is not available',
+      });
+      const gated = (await rpc(follower.url, 'ext_getBlockByNumber', ['0x1', false])).error;
+      expect(gated).to.deep.include({ code: -32601, data: 'legacy_ext_deprecated' });
+      const transaction = { from: devWallet(0).address, to: devWallet(1).address, value: '0x1' };
+      expect((await rpc(follower.url, 'eth_sendTransaction', [transaction])).error).to.deep.equal({
+        code: -32000,
+        message: 'from address does not have hosted key',
+      });
+      expect((await rpc(follower.url, 'eth_getBlockByNumber', ['0x1', false])).result.hash).to.equal(
+        (await rpc(producer.url, 'eth_getBlockByNumber', ['0x1', false])).result.hash,
+      );
+    } finally {
+      await follower.stop();
+    }
+  });
+
   it('refuse to start without an upstream', async () => {
     const refused = await startTestNode({ config: { node: { role: 'follower' } } }).then(
       (node) => node.stop().then(() => 'started'),

@@ -105,7 +105,13 @@ describe('configuration', () => {
 
   describe('operator profiles (--profile NAME)', () => {
     it('are the files of config/profiles', () => {
-      expect(profileNames()).to.deep.equal(['archive-trace', 'full', 'public-minimal']);
+      expect(profileNames()).to.deep.equal([
+        'archive-trace',
+        'follower-archive',
+        'follower-public',
+        'full',
+        'public-minimal',
+      ]);
     });
 
     it('public-minimal: eth_ reads and sends, filters, subscriptions and txpool; no hosted keys, traces or legacy methods', () => {
@@ -120,6 +126,20 @@ describe('configuration', () => {
       expect(node.plugins).to.deep.equal(['eth-query', 'debug-trace']);
       expect(node.disable_tags).to.deep.equal(['hosted-key']);
       expect(state.keep_recent).to.equal(0);
+    });
+
+    it('follower-public and follower-archive: the same nodes as followers, the upstream left to the operator', () => {
+      for (const [follower, producer] of [
+        ['follower-public', 'public-minimal'],
+        ['follower-archive', 'archive-trace'],
+      ] as const) {
+        const upstream = ['--follower.upstream', 'http://10.0.0.1:26657'];
+        const config = load({ home: '/nonexistent', profile: follower, flags: upstream }).core;
+        const producerConfig = load({ home: '/nonexistent', profile: producer, flags: upstream }).core;
+        expect(config.node.role).to.equal('follower');
+        expect(config.follower.upstream).to.equal('http://10.0.0.1:26657');
+        expect({ ...config, node: { ...config.node, role: 'producer' } }).to.deep.equal(producerConfig);
+      }
     });
 
     it('full: what a local node loads by default', () => {
@@ -146,7 +166,7 @@ describe('configuration', () => {
 
     it('stop the node on an unknown name, listing the profiles', () => {
       expect(startupErrorOf(() => load({ home: '/nonexistent', profile: 'public' }))).to.equal(
-        'unknown profile "public"; the profiles are archive-trace, full, public-minimal',
+        'unknown profile "public"; the profiles are archive-trace, follower-archive, follower-public, full, public-minimal',
       );
     });
 
