@@ -36,13 +36,14 @@ async function startNginx(
   chmodSync(prefix, 0o755);
   chmodSync(path.join(prefix, 'temp'), 0o777);
   let config = readFileSync(DOCUMENTED_CONFIG, 'utf8');
-  for (const [documented, port] of Object.entries(ports)) config = config.replaceAll(`127.0.0.1:${documented}`, `127.0.0.1:${port}`);
+  for (const [documented, port] of Object.entries(ports))
+    config = config.replaceAll(`127.0.0.1:${documented}`, `127.0.0.1:${port}`);
   writeFileSync(path.join(prefix, 'nginx.conf'), config);
   const child = spawn(binary, ['-p', prefix, '-c', path.join(prefix, 'nginx.conf'), '-g', 'daemon off;'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const deadline = Date.now() + 10_000;
   for (;;) {
     const answered = await fetch(`http://127.0.0.1:${ports['8080']}/health`).then(
@@ -78,7 +79,7 @@ describe('nginx in front of two public followers (docs/operations/nginx.conf)', 
     followers = [await follower(), await follower()];
     [httpPort, wsPort] = [await freePort(), await freePort()];
     const portOf = (url: string) => Number(new URL(url).port);
-    nginx = await startNginx(binary!, {
+    nginx = await startNginx(binary, {
       '8080': httpPort,
       '8081': wsPort,
       '8548': portOf(followers[0]!.url),
