@@ -1,0 +1,167 @@
+/**
+ * `npm run bench:follower [-- --blocks N]`: a follower replicating a producer, both child
+ * processes on this machine.
+ *
+ * 1. Build: a producer with 20 ms blocks makes a chain of N blocks (10,000 by default), the first
+ *    ones full of ETH transfers (9,000 sent at 32 in flight); its own rate is the figure catch-up
+ *    is compared with.
+ * 2. Catch-up: a fresh follower replicates the whole chain; blocks/s and transactions/s from its
+ *    start to its reaching the chain's height.
+ * 3. Live lag: the producer, restarted on its home with 400 ms blocks, goes on (a transfer
+ *    arriving every 50 ms); for each of its blocks,
+ *    the time from its commit on the producer to its commit on the follower (both from their
+ *    debug logs' times, one clock), p50 and p99.
+ * 4. Reads: `eth_getBalance` at 32 in flight for 5 s on the follower, then on the producer.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { blockNumber, rpc } from './chain-rpc.js';
+import { startEvmnode, type BlockLine, type ChainServer } from './chain-servers.js';
+import { devSenders, signEthTransfers, type Sender } from './chain-workload.js';
+import { freePort } from './child-processes.js';
+import { percentile } from './load-result.js';
+
+const IN_FLIGHT = 32;
+const READ_SECONDS = 5;
+const LIVE_BLOCKS = 100;
+/** Transfers each dev account signs: 9,000 at most go into the build, the rest into the live phase. */
+const TRANSFERS_PER_SENDER = 1_000;
+const BUILD_TRANSFERS = 9_000;
+/** The live phase's transfers: one every this many ms, a steady trickle into 400 ms blocks. */
+const LIVE_PACE_MS = 50;
+
+interface Streamed {
+  /** Stops the stream; resolves to how many transfers were sent. */
+  stop(): Promise<number>;
+}
+
+/**
+ * Pre-signed transfers sent to `url` until stopped or `limit` are sent: `IN_FLIGHT` at a time
+ * without pause, or one every `paceMs`.
+ */
+function streamTransfers(url: string, raws: string[], limit: number, paceMs?: number): Streamed {
+  let stopped = false;
+  let sent = 0;
+  const lane = async () => {
+    while (!stopped && sent < limit && raws.length > 0) {
+      sent++;
+      await rpc(url, 'eth_sendRawTransaction', [raws.shift()]);
+      if (paceMs !== undefined) await sleep(paceMs);
+    }
+  };
+  const lanes = Array.from({ length: paceMs === undefined ? IN_FLIGHT : 1 }, lane);
+  return {
+    stop: async () => {
+      stopped = true;
+      await Promise.all(lanes);
+      return sent;
+    },
+  };
+}
+
+/** Transfers in an order that keeps each sender's nonces in sequence. */
+async function transferQueue(senders: readonly Sender[], chainId: bigint): Promise<string[]> {
+  const bySender = await signEthTransfers(senders, chainId, TRANSFERS_PER_SENDER);
+  return Array.from({ length: TRANSFERS_PER_SENDER }, (_, nonce) => bySender.map((txs) => txs[nonce]!.raw)).flat();
+}
+
+async function readRate(url: string, address: string): Promise<number> {
+  const until = performance.now() + READ_SECONDS * 1000;
+  let reads = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (performance.now() < until) {
+        await rpc(url, 'eth_getBalance', [address, 'latest']);
+        reads++;
+      }
+    }),
+  );
+  return reads / READ_SECONDS;
+}
+
+async function transactionsUpTo(server: ChainServer, height: number): Promise<number> {
+  return server.blocks.filter((block) => block.height <= height).reduce((sum, block) => sum + block.transactions, 0);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { blocks: { type: 'string', default: '10000' } } });
+  const target = Number(values.blocks);
+  if (!Number.isSafeInteger(target) || target < 10)
+    throw new Error(`--blocks takes an integer ≥ 10, not ${values.blocks}`);
+  const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+  const gatewayPort = await freePort();
+  // The producer's home outlives its first process: the chain is built fast, then served at 400 ms.
+  const home = await mkdtemp(join(tmpdir(), 'evmnode-follower-bench-'));
+  const producerOn = (blockTime: string) =>
+    startEvmnode(repoRoot, blockTime, ['--home', home, '--native.rpc_port', String(gatewayPort)]);
+  let producer = await producerOn('20ms');
+  let follower: ChainServer | undefined;
+  try {
+    const senders = await devSenders(producer.url);
+    const queue = await transferQueue(senders, producer.chainId);
+
+    console.error(`build: ${target} blocks of 20 ms…`);
+    const buildStart = performance.now();
+    let stream = streamTransfers(producer.url, queue, BUILD_TRANSFERS);
+    while ((await blockNumber(producer.url)) < target) await sleep(200);
+    const buildSeconds = (performance.now() - buildStart) / 1000;
+    await stream.stop();
+    const built = await blockNumber(producer.url);
+    const builtTransactions = await transactionsUpTo(producer, built);
+    await producer.stop();
+    producer = await producerOn('400ms');
+
+    console.error('catch-up: a fresh follower replicates the chain…');
+    const upstream = ['--node.role', 'follower', '--follower.upstream', `http://127.0.0.1:${gatewayPort}`];
+    upstream.push('--follower.upstream_rpc', producer.url, '--native.rpc_port', '0');
+    const catchUpStart = performance.now();
+    follower = await startEvmnode(repoRoot, '400ms', upstream);
+    while ((await blockNumber(follower.url)) < built) await sleep(20);
+    const catchUpSeconds = (performance.now() - catchUpStart) / 1000;
+    while ((await blockNumber(follower.url)) < (await blockNumber(producer.url))) await sleep(20);
+
+    console.error(`live: ${LIVE_BLOCKS} blocks…`);
+    const liveFrom = (await blockNumber(producer.url)) + 1;
+    stream = streamTransfers(producer.url, queue, queue.length, LIVE_PACE_MS);
+    while ((await blockNumber(follower.url)) < liveFrom + LIVE_BLOCKS) await sleep(50);
+    await stream.stop();
+    const producedAt = new Map(producer.blocks.map((block: BlockLine) => [block.height, block.time]));
+    const lags = follower.blocks
+      .filter((block) => block.height >= liveFrom && block.height < liveFrom + LIVE_BLOCKS)
+      .map((block) => block.time - producedAt.get(block.height)!)
+      .sort((a, b) => a - b);
+
+    console.error('reads…');
+    const address = senders[0]!.wallet.address;
+    const followerReads = await readRate(follower.url, address);
+    const producerReads = await readRate(producer.url, address);
+
+    const producerBlocksPerSecond = built / buildSeconds;
+    const catchUpBlocksPerSecond = built / catchUpSeconds;
+    console.log(`chain: ${built} blocks holding ${builtTransactions} transfers`);
+    console.log(
+      `producer, building it: ${producerBlocksPerSecond.toFixed(1)} blocks/s, ${(builtTransactions / buildSeconds).toFixed(0)} tx/s`,
+    );
+    console.log(
+      `follower catch-up: ${catchUpBlocksPerSecond.toFixed(1)} blocks/s, ${(builtTransactions / catchUpSeconds).toFixed(0)} tx/s ` +
+        `(${(catchUpBlocksPerSecond / producerBlocksPerSecond).toFixed(2)}x the producer's rate; target ≥ 3x)`,
+    );
+    console.log(
+      `live lag, producer commit to follower commit, ${lags.length} blocks: p50 ${percentile(lags, 50).toFixed(0)} ms, ` +
+        `p99 ${percentile(lags, 99).toFixed(0)} ms (target p99 < 100 ms)`,
+    );
+    console.log(
+      `eth_getBalance at ${IN_FLIGHT} in flight: follower ${followerReads.toFixed(0)}/s, producer ${producerReads.toFixed(0)}/s ` +
+        `(${(followerReads / producerReads).toFixed(2)}x; target ≥ 0.9x)`,
+    );
+  } finally {
+    await Promise.all([follower?.stop(), producer.stop()]);
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+await main();
