@@ -83,7 +83,7 @@ async function readRate(url: string, address: string): Promise<number> {
   return reads / READ_SECONDS;
 }
 
-async function transactionsUpTo(server: ChainServer, height: number): Promise<number> {
+function transactionsUpTo(server: ChainServer, height: number): number {
   return server.blocks.filter((block) => block.height <= height).reduce((sum, block) => sum + block.transactions, 0);
 }
 
@@ -111,7 +111,7 @@ async function main(): Promise<void> {
     const buildSeconds = (performance.now() - buildStart) / 1000;
     await stream.stop();
     const built = await blockNumber(producer.url);
-    const builtTransactions = await transactionsUpTo(producer, built);
+    const builtTransactions = transactionsUpTo(producer, built);
     await producer.stop();
     producer = await producerOn('400ms');
 
