@@ -222,6 +222,21 @@ describe('follower nodes', function () {
     }
   });
 
+  it('follow new blocks as the producer pushes them, without waiting for the next poll', async () => {
+    // Polled once a minute: only the pushed blocks can keep it at the producer's head.
+    const follower = await startFollower(producer, undefined, {
+      follower: { upstream: producer.nativeUrl, poll_interval: 60_000 },
+    });
+    try {
+      await untilCaughtUp(follower, producer);
+      const from = producer.node.chain.head().height;
+      while (producer.node.chain.head().height < from + 5) await sleep(20);
+      await untilCaughtUp(follower, producer, 2_000);
+    } finally {
+      await follower.stop();
+    }
+  });
+
   it('refuse to start without an upstream', async () => {
     const refused = await startTestNode({ config: { node: { role: 'follower' } } }).then(
       (node) => node.stop().then(() => 'started'),

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { DirectSecp256k1Wallet, type EncodeObject } from '@cosmjs/proto-signing';
 import { BroadcastTxError, SigningStargateClient, type StdFee } from '@cosmjs/stargate';
-import { Comet38Client } from '@cosmjs/tendermint-rpc';
+import { Comet38Client, WebsocketClient, type comet38 } from '@cosmjs/tendermint-rpc';
+import { WebSocket } from 'ws';
 import { bech32 } from '@scure/base';
 import { expect } from 'chai';
 import { TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
@@ -473,6 +474,7 @@ describe('native gateway: block', function () {
   after(() => node.stop());
 
   const hexOf = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`;
+  const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest();
 
   it('serves a block with its native transactions, then its EVM ones wrapped, as cosmjs reads it', async () => {
@@ -519,6 +521,53 @@ describe('native gateway: block', function () {
     expect(hexOf(block.header.dataHash)).to.equal(hexOf(sha256(Buffer.concat(txs.map(sha256)))));
     expect(block.header.time.getTime()).to.equal(Number(node.node.chain.head().header.timeMs));
     client.disconnect();
+  });
+
+  it('pushes each committed block to a /websocket subscription to new blocks, as cosmjs reads it', async () => {
+    const comet = Comet38Client.create(new WebsocketClient(node.nativeUrl.replace(/^http/, 'ws')));
+    const events: comet38.NewBlockEvent[] = [];
+    const subscription = comet.subscribeNewBlock().subscribe({ next: (event) => events.push(event) });
+    const deadline = Date.now() + 10_000;
+    while (events.length < 3 && Date.now() < deadline) await sleepMs(20);
+    subscription.unsubscribe();
+    comet.disconnect();
+    const heights = events.map((event) => event.header.height);
+    expect(heights.slice(0, 3)).to.deep.equal([heights[0], heights[0]! + 1, heights[0]! + 2]);
+    const block = (await gateway(node, 'block', { height: String(heights[1]) })).result.block;
+    expect(hexOf(events[1]!.header.appHash)).to.equal(`0x${block.header.app_hash.toLowerCase()}`);
+    expect(events[1]!.header.time.getTime()).to.equal(Date.parse(block.header.time));
+  });
+
+  it('refuses other event queries and a second subscription, and serves other methods over /websocket', async () => {
+    const socket = new WebSocket(`${node.nativeUrl.replace(/^http/, 'ws')}/websocket`);
+    const answers: any[] = [];
+    socket.on('message', (data: Buffer) => answers.push(JSON.parse(data.toString())));
+    await new Promise((resolve) => socket.once('open', resolve));
+    const ask = async (request: object) => {
+      const count = answers.length;
+      socket.send(JSON.stringify({ jsonrpc: '2.0', ...request }));
+      while (answers.length === count) await sleepMs(5);
+      return answers.find(
+        (answer) => answer.id === (request as { id: unknown }).id && answer.result?.query === undefined,
+      );
+    };
+    expect((await ask({ id: 1, method: 'subscribe', params: { query: "tm.event='Tx'" } })).error.data).to.equal(
+      `this node's subscribe takes only the query tm.event='NewBlock', got "tm.event='Tx'"`,
+    );
+    expect(await ask({ id: 2, method: 'subscribe', params: { query: "tm.event='NewBlock'" } })).to.deep.equal({
+      jsonrpc: '2.0',
+      id: 2,
+      result: {},
+    });
+    expect((await ask({ id: 3, method: 'subscribe', params: ["tm.event='NewBlock'"] })).error.data).to.equal(
+      'already subscribed',
+    );
+    expect((await ask({ id: 4, method: 'status' })).result.node_info.network).to.equal(CHAIN_ID);
+    expect(await ask({ id: 5, method: 'unsubscribe_all' })).to.deep.equal({ jsonrpc: '2.0', id: 5, result: {} });
+    expect((await ask({ id: 6, method: 'unsubscribe', params: { query: "tm.event='NewBlock'" } })).error.data).to.equal(
+      'subscription not found',
+    );
+    socket.close();
   });
 
   it('serves the latest block without a height, and refuses heights below 1 or above the head as CometBFT does', async () => {

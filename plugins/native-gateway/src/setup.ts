@@ -1,12 +1,13 @@
-import type { PluginSetup } from '@evmnode/core';
+import type { BlockRecord, PluginSetup } from '@evmnode/core';
 import type { Deps, NativeGatewayConfig } from './deps.js';
 import { abciQueryMethod } from './methods/abci-query.js';
-import { blockMethod } from './methods/block.js';
+import { blockMethod, newBlockEvent } from './methods/block.js';
 import { broadcastMethods } from './methods/broadcast.js';
 import { statusMethod } from './methods/status.js';
 import { txMethods } from './methods/tx.js';
 import { accountQuery } from './queries/account-query.js';
 import { allBalancesQuery, balanceQuery } from './queries/bank-queries.js';
+import { NEW_BLOCK_QUERY } from './server/event-sockets.js';
 import { GatewayServer } from './server/gateway-server.js';
 
 const setup: PluginSetup<Deps, NativeGatewayConfig> = ({ deps, config, logger }) => {
@@ -35,13 +36,27 @@ const setup: PluginSetup<Deps, NativeGatewayConfig> = ({ deps, config, logger })
     },
     logger,
   );
+  // Each committed block goes to the clients subscribed to new blocks, in commit order.
+  let publishing: Promise<void> = Promise.resolve();
+  let stopPublishing = () => {};
+  const publish = (committed: { block: BlockRecord }) => {
+    if (!server.events.wants(NEW_BLOCK_QUERY)) return;
+    const event = newBlockEvent(committed.block, native, chain);
+    publishing = publishing
+      .then(async () => server.events.publish(NEW_BLOCK_QUERY, 'NewBlock', await event))
+      .catch((error: unknown) => logger.warn({ err: error }, 'new block event not sent'));
+  };
   return {
     async start() {
+      stopPublishing = chain.onBlock(publish);
       const { port } = await server.listen();
       rpcAddress = `tcp://${host}:${port}`;
       logger.info({ address: host, port }, 'native gateway listening');
     },
-    stop: () => server.close(),
+    stop: () => {
+      stopPublishing();
+      return server.close();
+    },
   };
 };
 

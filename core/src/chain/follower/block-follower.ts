@@ -1,6 +1,5 @@
 import { createTxFromRLP, type TxOptions } from '@ethereumjs/tx';
 import { bytesToHex } from '@ethereumjs/util';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Chain } from '../chain.js';
 import type { HealthReport } from '../../node/health.js';
@@ -52,6 +51,10 @@ export class BlockFollower {
   mismatch: ReplicaMismatch | undefined;
   /** The producer's head when it last answered. */
   #upstreamHeight = 0;
+  /** Ends the pause between polls early: a block was pushed. */
+  #wake: (() => void) | undefined;
+  /** A block was pushed since the producer's head was last asked for. */
+  #pushed = false;
   #unreachable = false;
 
   constructor(
@@ -65,6 +68,12 @@ export class BlockFollower {
   }
 
   start(): void {
+    // Blocks are pushed as the producer commits them; the poll interval is the fallback.
+    const pushed = () => {
+      this.#pushed = true;
+      this.#wake?.();
+    };
+    this.upstream.watchNewBlocks(pushed, this.pollIntervalMs, this.#stopping.signal);
     this.#following = this.#follow();
   }
 
@@ -100,6 +109,7 @@ export class BlockFollower {
   async #follow(): Promise<void> {
     while (!this.#stopping.signal.aborted) {
       try {
+        this.#pushed = false;
         this.#upstreamHeight = await this.upstream.latestHeight();
         const ahead = new BlocksAhead(this.upstream, this.#upstreamHeight);
         while (!this.#stopping.signal.aborted && this.chain.head().height < this.#upstreamHeight) {
@@ -118,8 +128,24 @@ export class BlockFollower {
           this.logger.warn({ err: error, upstream: this.upstream.url }, 'cannot reach the producer');
         this.#unreachable = true;
       }
-      await sleep(this.pollIntervalMs, undefined, { signal: this.#stopping.signal }).catch(() => undefined);
+      await this.#pause();
     }
+  }
+
+  /** Waits the poll interval, or less: until a new block is pushed (or was, meanwhile) or following stops. */
+  #pause(): Promise<void> {
+    if (this.#pushed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#stopping.signal.removeEventListener('abort', done);
+        this.#wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, this.pollIntervalMs);
+      this.#stopping.signal.addEventListener('abort', done, { once: true });
+      this.#wake = done;
+    });
   }
 
   /** The block as the producer serves it: native transactions first, then the EVM ones it wraps. */

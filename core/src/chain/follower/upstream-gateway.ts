@@ -1,3 +1,4 @@
+import WebSocket from 'ws';
 import type { NativeCheckResult } from '../native/native-types.js';
 
 /** What the follower reads of a CometBFT 0.38 `block` answer. */
@@ -7,6 +8,14 @@ export interface CometBlock {
     readonly header: { readonly height: string; readonly time: string; readonly proposer_address: string };
     readonly data: { readonly txs: readonly string[] | null };
   };
+}
+
+/** The subscription query of new blocks. */
+const NEW_BLOCK_QUERY = "tm.event='NewBlock'";
+
+/** What the follower reads of a new-block event. */
+interface NewBlockEventData {
+  readonly value?: { readonly block?: { readonly header?: { readonly height?: string } } };
 }
 
 /** CometBFT's `ResultBroadcastTx`. */
@@ -34,6 +43,33 @@ export class UpstreamGateway {
 
   block(height: number): Promise<CometBlock> {
     return this.#call<CometBlock>('block', { height: String(height) });
+  }
+
+  /**
+   * Calls `onBlock` with the height of each block the producer commits, pushed over its
+   * `/websocket` subscription to `tm.event='NewBlock'`, until `signal` aborts; a dropped
+   * connection is opened again after `retryMs`.
+   */
+  watchNewBlocks(onBlock: (height: number) => void, retryMs: number, signal: AbortSignal): void {
+    if (signal.aborted) return;
+    const socket = new WebSocket(`${this.url.replace(/^http/, 'ws').replace(/\/$/, '')}/websocket`);
+    const stop = () => socket.terminate();
+    signal.addEventListener('abort', stop, { once: true });
+    socket.on('open', () =>
+      socket.send(
+        JSON.stringify({ jsonrpc: '2.0', id: 'new-blocks', method: 'subscribe', params: { query: NEW_BLOCK_QUERY } }),
+      ),
+    );
+    socket.on('message', (data: Buffer) => {
+      const event = JSON.parse(data.toString('utf8')) as { result?: { data?: NewBlockEventData } };
+      const height = event.result?.data?.value?.block?.header?.height;
+      if (height !== undefined) onBlock(Number(height));
+    });
+    socket.on('error', () => socket.terminate());
+    socket.on('close', () => {
+      signal.removeEventListener('abort', stop);
+      if (!signal.aborted) setTimeout(() => this.watchNewBlocks(onBlock, retryMs, signal), retryMs).unref();
+    });
   }
 
   /** `broadcast_tx_sync`: the producer's admission check of a native transaction. */

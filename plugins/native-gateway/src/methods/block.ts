@@ -67,6 +67,18 @@ function blockJson(block: BlockRecord, transactions: readonly Uint8Array[], nati
   };
 }
 
+/** CometBFT's `EventDataNewBlock` of a committed block, as `subscribe` to `tm.event='NewBlock'` pushes it. */
+export async function newBlockEvent(block: BlockRecord, native: NativeLayer, chain: ChainReader): Promise<object> {
+  const { block_id, block: body } = blockJson(block, await transactionsOf(block, native, chain), native.chainId) as {
+    block_id: object;
+    block: object;
+  };
+  return {
+    type: 'tendermint/event/NewBlock',
+    value: { block: body, block_id, result_finalize_block: { app_hash: upperHexOf(block.stateRoot) } },
+  };
+}
+
 /** `block`: a committed block with its transactions, the latest when `height` is left out (CometBFT's errors otherwise). */
 export function blockMethod(native: NativeLayer, chain: ChainReader): GatewayMethod {
   return defineGatewayMethod('block', { height: optional(intArg, undefined) }, async ({ height }) => {

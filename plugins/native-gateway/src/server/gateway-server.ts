@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { ConnectionLimits, runBoundedBatch } from '@evmnode/core';
 import type { CallParams, GatewayMethod } from './gateway-method.js';
+import { EventSockets } from './event-sockets.js';
 import { CometRpcError } from './rpc-error.js';
 
 export interface GatewayServerOptions {
@@ -86,13 +87,15 @@ function errorResponse(id: JsonRpcId, error: CometRpcError): object {
 /**
  * The gateway's HTTP server, as CometBFT's RPC server behaves: JSON-RPC 2.0 on POST (any path,
  * batches included; calls without an id are notifications and get no answer) and the URI form on
- * GET (`/status`, `/tx?hash=0x...`).
+ * GET (`/status`, `/tx?hash=0x...`), and a WebSocket endpoint ({@link EventSockets}).
  */
 export class GatewayServer {
   readonly #server: Server;
   readonly #methods: ReadonlyMap<string, GatewayMethod>;
   /** Per connection, the request being served: pipelined requests are served one at a time, as CometBFT does. */
   readonly #turns = new WeakMap<Socket, Promise<void>>();
+  /** The WebSocket endpoint, `/websocket`: the same methods, and event subscriptions. */
+  readonly events: EventSockets;
 
   constructor(
     methods: readonly GatewayMethod[],
@@ -119,6 +122,8 @@ export class GatewayServer {
       maxOpen: options.maxOpenConnections,
       maxPerAddress: options.maxConnectionsPerAddress,
     }).attach(this.#server);
+    this.events = new EventSockets(options.maxBodyBytes, (request) => this.#answer(request));
+    this.events.attach(this.#server);
   }
 
   /** Starts listening; resolves to the bound address (port 0 picks a free one). */
@@ -134,6 +139,7 @@ export class GatewayServer {
 
   /** Stops listening and closes every connection: it stops after the chain, so nothing is left to wait for. */
   close(): Promise<void> {
+    this.events.close();
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#server.closeAllConnections();
     return closed;

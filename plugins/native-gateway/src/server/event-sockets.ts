@@ -1,0 +1,121 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { CometRpcError } from './rpc-error.js';
+
+/** The one event query served: what followers, and cosmjs' `subscribeNewBlock`, subscribe with. */
+export const NEW_BLOCK_QUERY = "tm.event='NewBlock'";
+
+/** CometBFT's `max_subscription_clients`; each has at most its one query's subscription. */
+const MAX_CLIENTS = 100;
+/** Bytes of events a client may leave unread; one slower than that is disconnected, not buffered for. */
+const MAX_UNREAD_EVENTS = 16 * 1024 * 1024;
+
+type JsonRpcId = string | number | null;
+
+/** The query of `subscribe`/`unsubscribe` params, named or positional. */
+function queryOf(params: unknown): string {
+  const query = Array.isArray(params) ? params[0] : (params as { query?: unknown } | undefined)?.query;
+  if (typeof query !== 'string') throw CometRpcError.invalidParams('expected a query string');
+  return query.trim();
+}
+
+/**
+ * CometBFT's WebSocket endpoint (`/websocket`): every gateway method, plus `subscribe`,
+ * `unsubscribe` and `unsubscribe_all` for new-block events. An event goes to each subscriber as
+ * an answer to its `subscribe` request's id, as CometBFT sends them.
+ */
+export class EventSockets {
+  readonly #server: WebSocketServer;
+  /** Each client's subscriptions: query, and the id of the request that made it. */
+  readonly #clients = new Map<WebSocket, Map<string, JsonRpcId>>();
+
+  constructor(
+    maxMessageBytes: number,
+    private readonly answer: (request: unknown) => Promise<object | undefined>,
+  ) {
+    this.#server = new WebSocketServer({ noServer: true, maxPayload: maxMessageBytes });
+  }
+
+  /** Serves `/websocket` upgrades of `http`; other paths, and clients beyond the limit, are refused. */
+  attach(http: Server): void {
+    http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const path = new URL(req.url ?? '/', 'http://gateway').pathname;
+      const refusal =
+        path !== '/websocket' ? '404 Not Found' : this.#clients.size >= MAX_CLIENTS ? '503 Service Unavailable' : '';
+      if (refusal !== '') {
+        socket.end(`HTTP/1.1 ${refusal}\r\nconnection: close\r\n\r\n`);
+        return;
+      }
+      this.#server.handleUpgrade(req, socket, head, (client) => this.#open(client));
+    });
+  }
+
+  /** Whether a client subscribed to `query`: its events are built only then. */
+  wants(query: string): boolean {
+    for (const subscriptions of this.#clients.values()) if (subscriptions.has(query)) return true;
+    return false;
+  }
+
+  /** Sends an event to every subscriber of `query`; its data is serialised once. */
+  publish(query: string, type: string, data: object): void {
+    const result = `"result":{"query":${JSON.stringify(query)},"data":${JSON.stringify(data)},"events":{"tm.event":[${JSON.stringify(type)}]}}`;
+    for (const [client, subscriptions] of this.#clients) {
+      if (!subscriptions.has(query)) continue;
+      if (client.bufferedAmount > MAX_UNREAD_EVENTS) {
+        client.terminate();
+        continue;
+      }
+      client.send(`{"jsonrpc":"2.0","id":${JSON.stringify(subscriptions.get(query))},${result}}`);
+    }
+  }
+
+  close(): void {
+    for (const client of this.#clients.keys()) client.terminate();
+  }
+
+  #open(client: WebSocket): void {
+    const subscriptions = new Map<string, JsonRpcId>();
+    this.#clients.set(client, subscriptions);
+    client.on('close', () => this.#clients.delete(client));
+    client.on('error', () => client.terminate());
+    client.on('message', (data: Buffer) => {
+      this.#onMessage(subscriptions, data.toString('utf8')).then(
+        (answer) => {
+          if (answer !== undefined) client.send(JSON.stringify(answer));
+        },
+        () => client.terminate(),
+      );
+    });
+  }
+
+  async #onMessage(subscriptions: Map<string, JsonRpcId>, text: string): Promise<object | undefined> {
+    let request: { id?: JsonRpcId; method?: unknown; params?: unknown };
+    try {
+      request = JSON.parse(text) as typeof request;
+    } catch (error) {
+      const refusal = CometRpcError.parseError(`error unmarshaling request: ${(error as Error).message}`);
+      return { jsonrpc: '2.0', id: null, error: refusal.toJSON() };
+    }
+    const { method, id = null } = request ?? {};
+    if (method !== 'subscribe' && method !== 'unsubscribe' && method !== 'unsubscribe_all') return this.answer(request);
+    try {
+      if (method === 'unsubscribe_all') subscriptions.clear();
+      else if (method === 'unsubscribe') {
+        if (!subscriptions.delete(queryOf(request.params))) throw CometRpcError.internal('subscription not found');
+      } else {
+        const query = queryOf(request.params);
+        if (query !== NEW_BLOCK_QUERY)
+          throw CometRpcError.internal(
+            `this node's subscribe takes only the query ${NEW_BLOCK_QUERY}, got ${JSON.stringify(query)}`,
+          );
+        if (subscriptions.has(query)) throw CometRpcError.internal('already subscribed');
+        subscriptions.set(query, id);
+      }
+      return { jsonrpc: '2.0', id, result: {} };
+    } catch (error) {
+      const refusal = error instanceof CometRpcError ? error : CometRpcError.internal((error as Error).message);
+      return { jsonrpc: '2.0', id, error: refusal.toJSON() };
+    }
+  }
+}
