@@ -534,7 +534,7 @@ describe('native gateway: block', function () {
     const heights = events.map((event) => event.header.height);
     expect(heights.slice(0, 3)).to.deep.equal([heights[0], heights[0]! + 1, heights[0]! + 2]);
     const block = (await gateway(node, 'block', { height: String(heights[1]) })).result.block;
-    expect(hexOf(events[1]!.header.appHash)).to.equal(`0x${block.header.app_hash.toLowerCase()}`);
+    expect(hexOf(events[1]!.header.appHash)).to.equal(`0x${(block.header.app_hash as string).toLowerCase()}`);
     expect(events[1]!.header.time.getTime()).to.equal(Date.parse(block.header.time));
   });
 

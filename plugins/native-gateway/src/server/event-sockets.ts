@@ -15,7 +15,7 @@ type JsonRpcId = string | number | null;
 
 /** The query of `subscribe`/`unsubscribe` params, named or positional. */
 function queryOf(params: unknown): string {
-  const query = Array.isArray(params) ? params[0] : (params as { query?: unknown } | undefined)?.query;
+  const query: unknown = Array.isArray(params) ? params[0] : (params as { query?: unknown } | undefined)?.query;
   if (typeof query !== 'string') throw CometRpcError.invalidParams('expected a query string');
   return query.trim();
 }
