@@ -53,8 +53,8 @@ export class BlockFollower {
   #upstreamHeight = 0;
   /** Ends the pause between polls early: a block was pushed. */
   #wake: (() => void) | undefined;
-  /** A block was pushed since the producer's head was last asked for. */
-  #pushed = false;
+  /** The last block pushed since the producer's head was last asked for. */
+  #pushed: CometBlock | undefined;
   #unreachable = false;
 
   constructor(
@@ -69,8 +69,8 @@ export class BlockFollower {
 
   start(): void {
     // Blocks are pushed as the producer commits them; the poll interval is the fallback.
-    const pushed = () => {
-      this.#pushed = true;
+    const pushed = (block: CometBlock) => {
+      this.#pushed = block;
       this.#wake?.();
     };
     this.upstream.watchNewBlocks(pushed, this.pollIntervalMs, this.#stopping.signal);
@@ -109,7 +109,15 @@ export class BlockFollower {
   async #follow(): Promise<void> {
     while (!this.#stopping.signal.aborted) {
       try {
-        this.#pushed = false;
+        const pushed = this.#pushed;
+        this.#pushed = undefined;
+        const height = this.chain.head().height + 1;
+        if (pushed !== undefined && Number(pushed.block.header.height) === height) {
+          // The block right after the head came with the push: no round trip to the producer.
+          this.#upstreamHeight = Math.max(this.#upstreamHeight, height);
+          await this.producer.replicate(this.#decode(height, pushed));
+          continue;
+        }
         this.#upstreamHeight = await this.upstream.latestHeight();
         const ahead = new BlocksAhead(this.upstream, this.#upstreamHeight);
         while (!this.#stopping.signal.aborted && this.chain.head().height < this.#upstreamHeight) {
@@ -134,7 +142,7 @@ export class BlockFollower {
 
   /** Waits the poll interval, or less: until a new block is pushed (or was, meanwhile) or following stops. */
   #pause(): Promise<void> {
-    if (this.#pushed) return Promise.resolve();
+    if (this.#pushed !== undefined) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);

@@ -13,9 +13,9 @@ export interface CometBlock {
 /** The subscription query of new blocks. */
 const NEW_BLOCK_QUERY = "tm.event='NewBlock'";
 
-/** What the follower reads of a new-block event. */
+/** A new-block event's data: the block as `block` serves it. */
 interface NewBlockEventData {
-  readonly value?: { readonly block?: { readonly header?: { readonly height?: string } } };
+  readonly value?: Partial<CometBlock>;
 }
 
 /** CometBFT's `ResultBroadcastTx`. */
@@ -46,11 +46,11 @@ export class UpstreamGateway {
   }
 
   /**
-   * Calls `onBlock` with the height of each block the producer commits, pushed over its
+   * Calls `onBlock` with each block the producer commits, pushed over its
    * `/websocket` subscription to `tm.event='NewBlock'`, until `signal` aborts; a dropped
    * connection is opened again after `retryMs`.
    */
-  watchNewBlocks(onBlock: (height: number) => void, retryMs: number, signal: AbortSignal): void {
+  watchNewBlocks(onBlock: (block: CometBlock) => void, retryMs: number, signal: AbortSignal): void {
     if (signal.aborted) return;
     const socket = new WebSocket(`${this.url.replace(/^http/, 'ws').replace(/\/$/, '')}/websocket`);
     const stop = () => socket.terminate();
@@ -62,8 +62,9 @@ export class UpstreamGateway {
     );
     socket.on('message', (data: Buffer) => {
       const event = JSON.parse(data.toString('utf8')) as { result?: { data?: NewBlockEventData } };
-      const height = event.result?.data?.value?.block?.header?.height;
-      if (height !== undefined) onBlock(Number(height));
+      const value = event.result?.data?.value;
+      if (value?.block !== undefined && value.block_id !== undefined)
+        onBlock({ block: value.block, block_id: value.block_id });
     });
     socket.on('error', () => socket.terminate());
     socket.on('close', () => {
