@@ -43,6 +43,7 @@ describe('evmnode CLI', () => {
       'node',
       'evm',
       'consensus',
+      'follower',
       'native',
       'mempool',
       'state',

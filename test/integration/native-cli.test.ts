@@ -148,8 +148,8 @@ describe('evmnode keys and native commands, without a node', () => {
     const result = await runCli(['native', 'frobnicate']);
     expect(result.code).to.equal(2);
     expect(result.stderr.split('\n').filter((line) => line.startsWith('  evmnode '))).to.deep.equal([
-      '  evmnode start [--home DIR] [--config FILE] [--<section>.<key> VALUE ...]',
-      '  evmnode init  [--home DIR] [--force] [--<section>.<key> VALUE ...]',
+      '  evmnode start [--home DIR] [--config FILE] [--profile NAME] [--<section>.<key> VALUE ...]',
+      '  evmnode init  [--home DIR] [--force] [--profile NAME] [--<section>.<key> VALUE ...]',
       '  evmnode version',
       '  evmnode keys show KEY',
       '  evmnode native send --key KEY --to ADDRESS --amount <n><denom> [--node URL] [--gas N] [--fees <n>usei]',

@@ -277,7 +277,7 @@ export const coreSchema = {
       default: '',
     },
     poll_interval: {
-      doc: 'With role = "follower": how often the producer is asked for blocks after the last one.',
+      doc: 'With role = "follower": how often the producer is asked for blocks after the last one when none is pushed.',
       format: 'duration',
       default: 100,
     },
