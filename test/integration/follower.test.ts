@@ -6,7 +6,7 @@ import { bech32 } from '@scure/base';
 import { getBytes, Wallet } from 'ethers';
 import { devAccounts } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
-import { devWallet, GWEI, quantity, sign, sleep, submitTogether, waitForReceipt } from '../support/chain-kit.js';
+import { devWallet, quantity, sign, sleep, submitTogether, waitForReceipt } from '../support/chain-kit.js';
 import { nativeSigner, sendNative } from '../support/native-kit.js';
 import { rpc } from '../support/rpc-client.js';
 
@@ -41,9 +41,6 @@ async function transfers(url: string, devIndex: number, firstNonce: number, coun
         to: Wallet.createRandom().address,
         value: 1_000n + BigInt(offset),
         nonce: firstNonce + offset,
-        gasLimit: 21_000n,
-        maxFeePerGas: 100n * GWEI,
-        maxPriorityFeePerGas: GWEI,
       }),
     ),
   );
@@ -119,14 +116,7 @@ describe('follower nodes', function () {
       const [hash] = await transfers(follower.url, 5, 0, 1);
       expect((await waitForReceipt(follower.url, hash!)).status).to.equal('0x1');
       expect(follower.node.chain.pool.size).to.equal(0);
-      const stale = await sign(devWallet(5), {
-        to: devWallet(6).address,
-        value: 1n,
-        nonce: 0,
-        gasLimit: 21_000n,
-        maxFeePerGas: 100n * GWEI,
-        maxPriorityFeePerGas: GWEI,
-      });
+      const stale = await sign(devWallet(5), { to: devWallet(6).address, value: 1n, nonce: 0 });
       const fromFollower = await rpc(follower.url, 'eth_sendRawTransaction', [stale]);
       expect(fromFollower.error.message).to.match(/^nonce too low/);
       expect(fromFollower.error).to.deep.equal((await rpc(producer.url, 'eth_sendRawTransaction', [stale])).error);
@@ -148,14 +138,7 @@ describe('follower nodes', function () {
   it('without upstream_rpc, refuse transactions, saying where to send them', async () => {
     const follower = await startFollower(producer);
     try {
-      const raw = await sign(devWallet(8), {
-        to: devWallet(6).address,
-        value: 1n,
-        nonce: 0,
-        gasLimit: 21_000n,
-        maxFeePerGas: 100n * GWEI,
-        maxPriorityFeePerGas: GWEI,
-      });
+      const raw = await sign(devWallet(8), { to: devWallet(6).address, value: 1n, nonce: 0 });
       expect((await rpc(follower.url, 'eth_sendRawTransaction', [raw])).error).to.deep.equal({
         code: -32000,
         message:

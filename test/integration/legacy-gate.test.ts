@@ -3,26 +3,13 @@ import { networkInterfaces } from 'node:os';
 import { expect } from 'chai';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { fixturePlugin } from '../support/plugins/paths.js';
+import { legacyGateRefusal, methodNotFound } from '../support/rpc-answers.js';
 import { post } from '../support/rpc-client.js';
 import { WsClient } from '../support/ws-client.js';
 
 const HEADER = 'ext-legacy-rpc-deprecation';
 const HEADER_TEXT =
   'All ext_* and ext2_* JSON-RPC methods are deprecated and scheduled for removal; migrate to eth_* and supported APIs.';
-
-/** decisions.md D3's refusal of a legacy method the list does not enable. */
-const gated = (method: string) => ({
-  code: -32601,
-  message:
-    `${method} is not enabled on this node. The ext_* and ext2_* JSON-RPC surfaces are deprecated, scheduled for ` +
-    'removal, and should not be used for new integrations - prefer standard eth_* (and debug_*) methods. To allow ' +
-    'this legacy method, add it to enabled_legacy_ext_apis under [evm] in app.toml.',
-  data: 'legacy_ext_deprecated',
-});
-const notFound = (method: string) => ({
-  code: -32601,
-  message: `the method ${method} does not exist/is not available`,
-});
 
 /** Posts one call or a batch; returns the status, the deprecation header and the parsed answer. */
 async function call(url: string, body: unknown) {
@@ -43,7 +30,7 @@ describe('the legacy gate', () => {
       it(`lets ${method} through to the lookup, which does not find it, with the header`, async () => {
         const { status, header, answer } = await call(node.url, request(method));
         expect(status).to.equal(200);
-        expect(answer).to.deep.equal({ jsonrpc: '2.0', id: 1, error: notFound(method) });
+        expect(answer).to.deep.equal({ jsonrpc: '2.0', id: 1, error: methodNotFound(method) });
         expect(header).to.equal(HEADER_TEXT);
       });
     }
@@ -58,14 +45,14 @@ describe('the legacy gate', () => {
       it(`refuses ${method} with the gate error, HTTP 200 and no header`, async () => {
         const { status, header, answer } = await call(node.url, request(method));
         expect(status).to.equal(200);
-        expect(answer).to.deep.equal({ jsonrpc: '2.0', id: 1, error: gated(method) });
+        expect(answer).to.deep.equal({ jsonrpc: '2.0', id: 1, error: legacyGateRefusal(method) });
         expect(header).to.equal(null);
       });
     }
 
     it('treats a wrong-case prefix as an unknown method, as geth does: not found, not gated', async () => {
       const { header, answer } = await call(node.url, request('EXT_getNativeAddress'));
-      expect(answer).to.deep.equal({ jsonrpc: '2.0', id: 1, error: notFound('EXT_getNativeAddress') });
+      expect(answer).to.deep.equal({ jsonrpc: '2.0', id: 1, error: methodNotFound('EXT_getNativeAddress') });
       expect(header).to.equal(null);
     });
 
@@ -119,7 +106,7 @@ describe('the legacy gate', () => {
 
     it('refuses a method the plugin serves but the list does not enable', async () => {
       const { header, answer } = await call(node.url, request('ext_getEvmTx', 1, ['AB']));
-      expect(answer).to.deep.equal({ jsonrpc: '2.0', id: 1, error: gated('ext_getEvmTx') });
+      expect(answer).to.deep.equal({ jsonrpc: '2.0', id: 1, error: legacyGateRefusal('ext_getEvmTx') });
       expect(header).to.equal(null);
     });
 
@@ -139,11 +126,11 @@ describe('the legacy gate', () => {
       expect(response.headers.get(HEADER)).to.equal(HEADER_TEXT);
       expect(JSON.parse(response.text)).to.deep.equal([
         { jsonrpc: '2.0', id: 1, result: '0xae3f2' },
-        { jsonrpc: '2.0', id: 2, error: gated('ext_getEvmTx') },
+        { jsonrpc: '2.0', id: 2, error: legacyGateRefusal('ext_getEvmTx') },
         { jsonrpc: '2.0', id: 3, error: { code: -32006, message: 'version not supported: jsonrpc must be "2.0"' } },
         { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request' } },
         { jsonrpc: '2.0', id: 5, result: 'sei1fixture' },
-        { jsonrpc: '2.0', id: 6, error: gated('ext2_getBlockReceipts') },
+        { jsonrpc: '2.0', id: 6, error: legacyGateRefusal('ext2_getBlockReceipts') },
         { jsonrpc: '2.0', id: 8, result: 'sei1fixture' },
       ]);
     });
@@ -152,7 +139,7 @@ describe('the legacy gate', () => {
       const { header, answer } = await call(node.url, [request('eth_chainId', 1), request('ext_getEvmTx', 2, ['AB'])]);
       expect(answer).to.deep.equal([
         { jsonrpc: '2.0', id: 1, result: '0xae3f2' },
-        { jsonrpc: '2.0', id: 2, error: gated('ext_getEvmTx') },
+        { jsonrpc: '2.0', id: 2, error: legacyGateRefusal('ext_getEvmTx') },
       ]);
       expect(header).to.equal(null);
     });
@@ -189,20 +176,20 @@ describe('the legacy gate', () => {
     it('enables the alias of a canonical method listed', async () => {
       // No plugin serves it: it passes the gate and is not found.
       const { header, answer } = await call(node.url, request('ext_getCosmosTx'));
-      expect(answer).to.deep.equal({ jsonrpc: '2.0', id: 1, error: notFound('ext_getCosmosTx') });
+      expect(answer).to.deep.equal({ jsonrpc: '2.0', id: 1, error: methodNotFound('ext_getCosmosTx') });
       expect(header).to.equal(HEADER_TEXT);
     });
 
     it('matches entries whatever their case and padding, while method names stay case-sensitive', async () => {
       expect((await call(node.url, request('ext_getEvmTx', 1, ['AB']))).answer.result).to.equal(`0x${'ab'.repeat(32)}`);
       expect((await call(node.url, request('ext_getevmtx', 1, ['AB']))).answer.error).to.deep.equal(
-        gated('ext_getevmtx'),
+        legacyGateRefusal('ext_getevmtx'),
       );
     });
 
     it('replaces the default list', async () => {
       const { answer } = await call(node.url, request('ext_getNativeAddress', 1, ['0x00']));
-      expect(answer.error).to.deep.equal(gated('ext_getNativeAddress'));
+      expect(answer.error).to.deep.equal(legacyGateRefusal('ext_getNativeAddress'));
     });
 
     it('warns once at start-up about the entries that name no legacy method, and ignores them', async () => {
@@ -212,7 +199,9 @@ describe('the legacy gate', () => {
       expect(warnings[0]!.msg).to.equal(
         'enabled_legacy_ext_apis names no legacy method: ext_noSuchMethod, eth_chainId (ignored)',
       );
-      expect((await call(node.url, request('ext_noSuchMethod'))).answer.error).to.deep.equal(gated('ext_noSuchMethod'));
+      expect((await call(node.url, request('ext_noSuchMethod'))).answer.error).to.deep.equal(
+        legacyGateRefusal('ext_noSuchMethod'),
+      );
     });
   });
 

@@ -3,34 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
-import { devWallet, GWEI, lower, sign, submit, waitForReceipt } from '../support/chain-kit.js';
-import { errorOf, overHttp, resultOf, type Call } from '../support/rpc-answers.js';
-
-const notFound = (method: string) => ({
-  code: -32601,
-  message: `the method ${method} does not exist/is not available`,
-});
-
-/** decisions.md D3's refusal of a legacy method that the node does not enable. */
-const gated = (method: string) => ({
-  code: -32601,
-  message:
-    `${method} is not enabled on this node. The ext_* and ext2_* JSON-RPC surfaces are deprecated, scheduled for ` +
-    'removal, and should not be used for new integrations - prefer standard eth_* (and debug_*) methods. To allow ' +
-    'this legacy method, add it to enabled_legacy_ext_apis under [evm] in app.toml.',
-  data: 'legacy_ext_deprecated',
-});
+import { devWallet, lower, sign, submit, waitForReceipt } from '../support/chain-kit.js';
+import { errorOf, legacyGateRefusal, methodNotFound, overHttp, resultOf, type Call } from '../support/rpc-answers.js';
 
 /** A transfer from dev account 3, mined; its hash. */
 async function minedTransfer(url: string): Promise<string> {
-  const raw = await sign(devWallet(3), {
-    to: devWallet(4).address,
-    value: 1000n,
-    nonce: 0,
-    gasLimit: 21_000n,
-    maxFeePerGas: 100n * GWEI,
-    maxPriorityFeePerGas: GWEI,
-  });
+  const raw = await sign(devWallet(3), { to: devWallet(4).address, value: 1000n, nonce: 0 });
   const hash = await submit(url, raw);
   await waitForReceipt(url, hash);
   return hash;
@@ -58,9 +36,9 @@ describe('operator profiles', function () {
 
     it('answers debug_ methods with -32601 and every ext_/ext2_ method with the legacy gate refusal', async () => {
       for (const method of ['debug_traceTransaction', 'debug_traceCall', 'debug_traceBlockByNumber'])
-        expect(await errorOf(call, method, [])).to.deep.equal(notFound(method));
+        expect(await errorOf(call, method, [])).to.deep.equal(methodNotFound(method));
       for (const method of ['ext_getBlockByNumber', 'ext_getLogs', 'ext2_getBlockByNumber', 'ext_sign'])
-        expect(await errorOf(call, method, [])).to.deep.equal(gated(method));
+        expect(await errorOf(call, method, [])).to.deep.equal(legacyGateRefusal(method));
     });
 
     it('holds no keys: no accounts, and signing methods refuse as on any node without hosted keys', async () => {
@@ -109,7 +87,7 @@ describe('operator profiles', function () {
 
     it('takes no transactions and holds no keys: those methods do not exist on it', async () => {
       for (const method of ['eth_sendRawTransaction', 'eth_sendTransaction', 'eth_accounts', 'txpool_content'])
-        expect(await errorOf(call, method, [])).to.deep.equal(notFound(method));
+        expect(await errorOf(call, method, [])).to.deep.equal(methodNotFound(method));
     });
   });
 });

@@ -37,3 +37,19 @@ export async function errorOf(call: Call, method: string, params: unknown[] = []
   );
   return answer.error;
 }
+
+/** The answer to a method the node does not serve, in geth's words. */
+export const methodNotFound = (method: string) => ({
+  code: -32601,
+  message: `the method ${method} does not exist/is not available`,
+});
+
+/** decisions.md D3's refusal of a legacy method the node does not enable. */
+export const legacyGateRefusal = (method: string) => ({
+  code: -32601,
+  message:
+    `${method} is not enabled on this node. The ext_* and ext2_* JSON-RPC surfaces are deprecated, scheduled for ` +
+    'removal, and should not be used for new integrations - prefer standard eth_* (and debug_*) methods. To allow ' +
+    'this legacy method, add it to enabled_legacy_ext_apis under [evm] in app.toml.',
+  data: 'legacy_ext_deprecated',
+});
