@@ -570,6 +570,20 @@ describe('native gateway: block', function () {
     socket.close();
   });
 
+  it('disconnects a /websocket client that sends without reading rather than buffering its answers', async () => {
+    const socket = new WebSocket(`${node.nativeUrl.replace(/^http/, 'ws')}/websocket`);
+    await new Promise((resolve) => socket.once('open', resolve));
+    const closed = new Promise<number>((resolve) => socket.once('close', resolve));
+    // The client stops reading, then asks for far more than the 16 MiB of answers it may leave unread.
+    (socket as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
+    const request = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'status' });
+    for (let sent = 0; sent < 30_000; sent++) socket.send(request);
+    await sleepMs(3_000);
+    (socket as unknown as { _socket: { resume(): void } })._socket.resume();
+    expect(await closed).to.equal(1006);
+    expect((await gateway(node, 'status')).result.node_info.network).to.equal(CHAIN_ID);
+  });
+
   it('serves the latest block without a height, and refuses heights below 1 or above the head as CometBFT does', async () => {
     const latest = await gateway(node, 'block');
     expect(Number(latest.result.block.header.height)).to.be.at.least(node.node.chain.head().height - 1);

@@ -8,8 +8,10 @@ export const NEW_BLOCK_QUERY = "tm.event='NewBlock'";
 
 /** CometBFT's `max_subscription_clients`; each has at most its one query's subscription. */
 const MAX_CLIENTS = 100;
-/** Bytes of events a client may leave unread; one slower than that is disconnected, not buffered for. */
-const MAX_UNREAD_EVENTS = 16 * 1024 * 1024;
+/** Bytes of answers and events a client may leave unread; one slower than that is disconnected, not buffered for. */
+const MAX_UNREAD_OUTPUT = 16 * 1024 * 1024;
+/** Requests of one client served at once; its connection is not read while this many are in flight. */
+const MAX_IN_FLIGHT = 16;
 
 type JsonRpcId = string | number | null;
 
@@ -62,11 +64,7 @@ export class EventSockets {
     const result = `"result":{"query":${JSON.stringify(query)},"data":${JSON.stringify(data)},"events":{"tm.event":[${JSON.stringify(type)}]}}`;
     for (const [client, subscriptions] of this.#clients) {
       if (!subscriptions.has(query)) continue;
-      if (client.bufferedAmount > MAX_UNREAD_EVENTS) {
-        client.terminate();
-        continue;
-      }
-      client.send(`{"jsonrpc":"2.0","id":${JSON.stringify(subscriptions.get(query))},${result}}`);
+      EventSockets.#send(client, `{"jsonrpc":"2.0","id":${JSON.stringify(subscriptions.get(query))},${result}}`);
     }
   }
 
@@ -74,18 +72,30 @@ export class EventSockets {
     for (const client of this.#clients.keys()) client.terminate();
   }
 
+  /** Sends `text`, or disconnects a client that has left too much unread. */
+  static #send(client: WebSocket, text: string): void {
+    if (client.bufferedAmount > MAX_UNREAD_OUTPUT) client.terminate();
+    else client.send(text);
+  }
+
   #open(client: WebSocket): void {
     const subscriptions = new Map<string, JsonRpcId>();
     this.#clients.set(client, subscriptions);
     client.on('close', () => this.#clients.delete(client));
     client.on('error', () => client.terminate());
+    let inFlight = 0;
     client.on('message', (data: Buffer) => {
-      this.#onMessage(subscriptions, data.toString('utf8')).then(
-        (answer) => {
-          if (answer !== undefined) client.send(JSON.stringify(answer));
-        },
-        () => client.terminate(),
-      );
+      if (++inFlight >= MAX_IN_FLIGHT) client.pause();
+      this.#onMessage(subscriptions, data.toString('utf8'))
+        .then(
+          (answer) => {
+            if (answer !== undefined) EventSockets.#send(client, JSON.stringify(answer));
+          },
+          () => client.terminate(),
+        )
+        .finally(() => {
+          if (inFlight-- === MAX_IN_FLIGHT) client.resume();
+        });
     });
   }
 
