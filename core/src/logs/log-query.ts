@@ -169,16 +169,22 @@ export class IndexedLogQuery implements LogQuery {
     }
     const matcher = new LogMatcher(match);
     const syntheticCount = new Map<number, number>();
-    const found: FoundLog[] = [];
-    for await (const { position, stored } of this.chain.store.syntheticLogsBetween(from, to)) {
-      syntheticCount.set(position.height, (syntheticCount.get(position.height) ?? 0) + 1);
-      if (storedLogMatches(stored, matcher)) found.push({ position, json: storedLogJson(stored) });
-    }
+    const synthetic: FoundLog[] = [];
+    const scanSynthetic = async () => {
+      for await (const { position, stored } of this.chain.store.syntheticLogsBetween(from, to)) {
+        syntheticCount.set(position.height, (syntheticCount.get(position.height) ?? 0) + 1);
+        if (storedLogMatches(stored, matcher)) synthetic.push({ position, json: storedLogJson(stored) });
+      }
+    };
     const shift = (height: number) => syntheticCount.get(height) ?? 0;
-    const evmAfter = after === undefined ? undefined : { ...after, logIndex: after.logIndex - shift(after.height) };
-    for (const log of await this.#findEvm(match, from, to, limit, evmAfter)) {
-      found.push(inExtView(log, shift(log.position.height)));
-    }
+    // `after` is an `ext` position: the EVM scan needs its block's shift first. Without it, both scans run at once.
+    const evm =
+      after === undefined
+        ? (await Promise.all([scanSynthetic(), this.#findEvm(match, from, to, limit)]))[1]
+        : await scanSynthetic().then(() =>
+            this.#findEvm(match, from, to, limit, { ...after, logIndex: after.logIndex - shift(after.height) }),
+          );
+    const found = [...synthetic, ...evm.map((log) => inExtView(log, shift(log.position.height)))];
     return found
       .filter(({ position }) => after === undefined || comparePositions(position, after) > 0)
       .sort((a, b) => comparePositions(a.position, b.position))
@@ -239,19 +245,32 @@ async function* blocksOf(scan: IndexScan): AsyncIterable<Candidate[]> {
 
 const NOT_SYNTHETIC = Buffer.from(',"synthetic":false}', 'utf8');
 
+const TRANSACTION_INDEX_FIELD = Buffer.from(',"transactionIndex":"', 'utf8');
+const LOG_INDEX_FIELD = Buffer.from(',"logIndex":"', 'utf8');
+const QUOTE = 0x22;
+
 /** An EVM log as the `ext` view numbers it: `shift` synthetic logs and transactions precede it. */
 function inExtView(log: FoundLog, shift: number): FoundLog {
+  const stored = Buffer.from(log.json.buffer, log.json.byteOffset, log.json.byteLength);
   // Most blocks have no pointer transfer: the stored JSON only gains its last field.
-  if (shift === 0) {
-    const json = Buffer.concat([log.json.subarray(0, log.json.length - 1), NOT_SYNTHETIC]);
-    return { position: log.position, json };
-  }
-  const json = JSON.parse(Buffer.from(log.json).toString('utf8')) as Record<string, unknown>;
+  if (shift === 0) return { position: log.position, json: Buffer.concat([stored.subarray(0, -1), NOT_SYNTHETIC]) };
+  // The stored JSON ends `,"transactionIndex":"0x..","blockHash":"0x..","logIndex":"0x..","removed":false}`
+  // (formatLog). Hex data holds no quote, so the last matches are these fields; only the two indexes change.
+  const transactionIndexStart = stored.lastIndexOf(TRANSACTION_INDEX_FIELD) + TRANSACTION_INDEX_FIELD.length;
+  const transactionIndexEnd = stored.indexOf(QUOTE, transactionIndexStart);
+  const logIndexStart = stored.lastIndexOf(LOG_INDEX_FIELD) + LOG_INDEX_FIELD.length;
   const logIndex = log.position.logIndex + shift;
-  json.logIndex = toQuantity(logIndex);
-  json.transactionIndex = toQuantity(Number(json.transactionIndex) + shift);
-  json.synthetic = false;
-  return { position: { height: log.position.height, logIndex }, json: Buffer.from(JSON.stringify(json), 'utf8') };
+  const transactionIndex = toQuantity(Number(stored.toString('latin1', transactionIndexStart, transactionIndexEnd)) + shift);
+  const end = `${toQuantity(logIndex)}","removed":false,"synthetic":false}`;
+  // One allocation per log: this runs for every log of a block with a pointer transfer.
+  const json = Buffer.allocUnsafe(
+    transactionIndexStart + transactionIndex.length + (logIndexStart - transactionIndexEnd) + end.length,
+  );
+  let offset = stored.copy(json, 0, 0, transactionIndexStart);
+  offset += json.write(transactionIndex, offset, 'latin1');
+  offset += stored.copy(json, offset, transactionIndexEnd, logIndexStart);
+  json.write(end, offset, 'latin1');
+  return { position: { height: log.position.height, logIndex }, json };
 }
 
 function heightOf(block: BlockNumberOrTag, head: number): number {
