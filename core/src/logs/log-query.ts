@@ -260,7 +260,9 @@ function inExtView(log: FoundLog, shift: number): FoundLog {
   const transactionIndexEnd = stored.indexOf(QUOTE, transactionIndexStart);
   const logIndexStart = stored.lastIndexOf(LOG_INDEX_FIELD) + LOG_INDEX_FIELD.length;
   const logIndex = log.position.logIndex + shift;
-  const transactionIndex = toQuantity(Number(stored.toString('latin1', transactionIndexStart, transactionIndexEnd)) + shift);
+  const transactionIndex = toQuantity(
+    Number(stored.toString('latin1', transactionIndexStart, transactionIndexEnd)) + shift,
+  );
   const end = `${toQuantity(logIndex)}","removed":false,"synthetic":false}`;
   // One allocation per log: this runs for every log of a block with a pointer transfer.
   const json = Buffer.allocUnsafe(
