@@ -216,6 +216,38 @@ describe('follower nodes', function () {
       while (producer.node.chain.head().height < from + 5) await sleep(20);
       await untilCaughtUp(follower, producer, 2_000);
     } finally {
+      // Stopping does not wait out the poll interval.
+      const stopping = Date.now();
+      await follower.stop();
+      expect(Date.now() - stopping).to.be.below(10_000);
+    }
+  });
+
+  it('prune their own old state with [state] keep_recent, and keep replicating', async () => {
+    const follower = await startFollower(producer, undefined, { state: { keep_recent: 3 } });
+    try {
+      const sent = await transfers(producer.url, 7, 0, 10);
+      const receipts = await Promise.all(sent.map((hash) => waitForReceipt(producer.url, hash)));
+      const transferHeight = Math.max(...receipts.map((receipt) => Number(receipt.blockNumber)));
+      while (producer.node.chain.head().height < transferHeight + 10) await sleep(20);
+      const height = quantity(await untilCaughtUp(follower, producer));
+      const sender = devWallet(7).address;
+      const balanceAt = async (url: string, at: string) => rpc(url, 'eth_getBalance', [sender, at]);
+      expect((await balanceAt(follower.url, height)).result).to.equal((await balanceAt(producer.url, height)).result);
+
+      // The producer is an archive node; the follower answers the old height's state with the pruned error.
+      const old = quantity(transferHeight);
+      expect((await balanceAt(producer.url, old)).result).to.match(/^0x[0-9a-f]+$/);
+      expect((await balanceAt(follower.url, old)).error).to.deep.include({ code: -32000 });
+      expect((await balanceAt(follower.url, old)).error.message).to.match(
+        new RegExp(`^requested height ${transferHeight} has been pruned; earliest available is \\d+$`),
+      );
+      // It deletes that state, as a producer with keep_recent does.
+      expect(follower.logs.some((line) => line.msg === 'pruned old state' && Number(line.deleted) > 0)).to.equal(true);
+      // Blocks and receipts are not state: the follower keeps them all.
+      const receiptsAt = async (url: string) => (await rpc(url, 'eth_getBlockReceipts', [old])).result;
+      expect(await receiptsAt(follower.url)).to.deep.equal(await receiptsAt(producer.url));
+    } finally {
       await follower.stop();
     }
   });

@@ -106,6 +106,12 @@ export class BlockFollower {
     };
   }
 
+  /** One block replicated, then old state pruned when due, between blocks as a producer does. */
+  async #replicate(block: UpstreamBlock): Promise<void> {
+    await this.producer.replicate(block);
+    await this.chain.pruneIfDue();
+  }
+
   async #follow(): Promise<void> {
     while (!this.#stopping.signal.aborted) {
       try {
@@ -115,14 +121,14 @@ export class BlockFollower {
         if (pushed !== undefined && Number(pushed.block.header.height) === height) {
           // The block right after the head came with the push: no round trip to the producer.
           this.#upstreamHeight = Math.max(this.#upstreamHeight, height);
-          await this.producer.replicate(this.#decode(height, pushed));
+          await this.#replicate(this.#decode(height, pushed));
           continue;
         }
         this.#upstreamHeight = await this.upstream.latestHeight();
         const ahead = new BlocksAhead(this.upstream, this.#upstreamHeight);
         while (!this.#stopping.signal.aborted && this.chain.head().height < this.#upstreamHeight) {
           const height = this.chain.head().height + 1;
-          await this.producer.replicate(this.#decode(height, await ahead.take(height)));
+          await this.#replicate(this.#decode(height, await ahead.take(height)));
         }
         if (this.#unreachable) this.logger.info({ upstream: this.upstream.url }, 'producer reachable again');
         this.#unreachable = false;
@@ -142,7 +148,8 @@ export class BlockFollower {
 
   /** Waits the poll interval, or less: until a new block is pushed (or was, meanwhile) or following stops. */
   #pause(): Promise<void> {
-    if (this.#pushed !== undefined) return Promise.resolve();
+    // An abort before the listener is added would never call it.
+    if (this.#pushed !== undefined || this.#stopping.signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
