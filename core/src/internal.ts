@@ -44,3 +44,4 @@ export { ChainSimulator } from './chain/simulation/simulator.js';
 export { stateManagerAt, WorldState } from './chain/state/world-state.js';
 export { TrieReads } from './chain/state/trie-reads.js';
 export { evmCommon } from './chain/evm/evm-common.js';
+export { installCodeAnalysisCache } from './chain/evm/code-analysis-cache.js';

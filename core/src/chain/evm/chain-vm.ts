@@ -3,6 +3,7 @@ import type { EVMOpts } from '@ethereumjs/evm';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { createVM, type VM } from '@ethereumjs/vm';
 import { blockHashes } from './block-hashes.js';
+import { installCodeAnalysisCache } from './code-analysis-cache.js';
 import { offloadedPrecompiles } from './offloaded-precompiles.js';
 import type { ComputeDeadline } from './precompile-threads.js';
 import type { TracedOpcodes } from './traced-opcodes.js';
@@ -36,6 +37,7 @@ export interface ChainVmOptions {
  * transaction it predicts execute alike.
  */
 export async function createChainVM(options: ChainVmOptions): Promise<VM> {
+  await installCodeAnalysisCache();
   const currentMessage = new CurrentMessage();
   const customOpcodes = [
     ...(options.customOpcodes ?? []),
