@@ -5,8 +5,8 @@ import type { ChainViews, PoolTransaction } from '@evmnode/core';
 export interface PooledJson {
   /** Its sender, checksummed: the answer's key. */
   readonly sender: string;
-  /** `eth_getTransactionByHash`'s answer for it, as JSON text. */
-  readonly json: Buffer;
+  /** `"<nonce>":` and `eth_getTransactionByHash`'s answer for it, as JSON text: its member of the sender's object. */
+  readonly member: Buffer;
 }
 
 /**
@@ -24,7 +24,7 @@ export class PooledJsonCache {
     if (entry === undefined) {
       entry = {
         sender: toChecksumAddress(pooled.sender),
-        json: Buffer.from(JSON.stringify(this.views.pooledTransaction(pooled))),
+        member: Buffer.from(`"${pooled.nonce}":${JSON.stringify(this.views.pooledTransaction(pooled))}`),
       };
       this.#byTransaction.set(pooled, entry);
     }

@@ -1,6 +1,12 @@
 import { defineMethod, RawJson, type TxPoolReader } from '@evmnode/core';
 import type { PooledJsonCache } from '../pooled-json.js';
 
+// Shared by every call: a call with thousands of pooled transactions allocates only its answer.
+const OPEN = Buffer.from('{"pending":{');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from('}');
+const END = Buffer.from('},"queued":{}}');
+
 /**
  * `txpool_content`: `{pending: {<sender, checksummed>: {<nonce, decimal>: tx}}, queued: {}}`, every
  * pooled transaction, ready or behind a nonce gap, under `pending` (interface.md §4.5), in
@@ -13,7 +19,7 @@ export function contentMethod(pool: TxPoolReader, cache: PooledJsonCache, maxTxs
     name: 'txpool_content',
     params: [],
     handler: (): RawJson => {
-      const parts: (string | Buffer)[] = ['{"pending":{'];
+      const parts: Buffer[] = [OPEN];
       let room = maxTxs;
       const senders = [...pool.content().values()]
         .map((txs) => [...txs.pending, ...txs.queued])
@@ -24,16 +30,17 @@ export function contentMethod(pool: TxPoolReader, cache: PooledJsonCache, maxTxs
         if (room === 0) break;
         // A sender's ready transactions precede its gapped ones in nonce order.
         const listed = txs.slice(0, room);
-        if (room !== maxTxs) parts.push(',');
-        parts.push(`${JSON.stringify(cache.of(listed[0]!).sender)}:{`);
+        if (room !== maxTxs) parts.push(COMMA);
+        parts.push(Buffer.from(`${JSON.stringify(cache.of(listed[0]!).sender)}:{`));
         listed.forEach((pooled, index) => {
-          parts.push(`${index === 0 ? '' : ','}"${pooled.nonce}":`, cache.of(pooled).json);
+          if (index > 0) parts.push(COMMA);
+          parts.push(cache.of(pooled).member);
         });
-        parts.push('}');
+        parts.push(CLOSE);
         room -= listed.length;
       }
-      parts.push('},"queued":{}}');
-      return new RawJson(Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part))));
+      parts.push(END);
+      return new RawJson(Buffer.concat(parts));
     },
   });
 }
