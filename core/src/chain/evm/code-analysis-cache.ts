@@ -23,13 +23,17 @@ interface InterpreterInternals {
 }
 
 /**
- * Estimated bytes an analysis holds per byte of code: one in `jumps`, a reference in
- * `opcodesCached`, and push values (a bigint per push) for the share of code bytes that start one.
+ * Estimated bytes an analysis and its code hold per byte of code: the code, one in `jumps`, a
+ * reference in `opcodesCached`, and push values (a bigint each) for up to every other byte, as
+ * in code made only of PUSH1s.
  */
-const BYTES_PER_CODE_BYTE = 24;
+const BYTES_PER_CODE_BYTE = 32;
 
-/** Analyses kept per opcode table (one per VM), in estimated bytes. */
-const MAX_BYTES_PER_TABLE = 32 * 1024 * 1024;
+/**
+ * Analyses kept per opcode table (one per VM: the producer's, each kept replay position's), in
+ * estimated bytes: some 50 contracts of 10 KB, where a chain's busy contracts fit.
+ */
+const MAX_BYTES_PER_TABLE = 16 * 1024 * 1024;
 
 function cacheFor(tables: WeakMap<object, LRUCache<Uint8Array, CodeAnalysis>>, table: object) {
   let cache = tables.get(table);
