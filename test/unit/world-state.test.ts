@@ -129,4 +129,48 @@ describe('WorldState', () => {
     for (const address of [holder, contract, ...fresh]) await state.getAccount(address);
     expect(nodes.reads).to.equal(walked);
   });
+
+  it('hands out accounts that callers may change without changing the state, until they write them', async () => {
+    const nodes = new TrieNodeStore(new MemoryStore());
+    const state = stateManagerAt(nodes, common, await baseState(nodes), { trieNodes: 100, entries: 100 });
+    const read = (await state.getAccount(holder))!;
+    read.balance += 100n;
+    expect((await state.getAccount(holder))?.balance).to.equal(5n);
+    await state.putAccount(holder, read);
+    read.balance = 1n;
+    const written = (await state.getAccount(holder))!;
+    expect(written.balance).to.equal(105n);
+    expect(written).to.not.equal(await state.getAccount(holder));
+    await state.checkpoint();
+    await state.putAccount(holder, new Account(0n, 7n));
+    expect((await state.getAccount(holder))?.balance).to.equal(7n);
+    await state.revert();
+    expect((await state.getAccount(holder))?.balance).to.equal(105n);
+  });
+
+  it('reads again below a reverted checkpoint what was read inside it, so that it stays cached, and no more', async () => {
+    const nodes = new CountingNodeStore(new MemoryStore());
+    const state = stateManagerAt(nodes, common, await baseState(nodes), { trieNodes: 100, entries: 'all' });
+    await state.checkpoint();
+    await state.putStorage(contract, slot(1), hexToBytes('0x77'));
+    await state.checkpoint();
+    state.recordMisses();
+    expect(bytesToHex(await state.getStorage(contract, slot(1)))).to.equal('0x77');
+    expect(bytesToHex(await state.getStorage(contract, slot(2)))).to.equal('0x22');
+    expect(bytesToHex(await state.getCode(contract))).to.equal(bytesToHex(code));
+    await state.putStorage(contract, slot(2), hexToBytes('0x99'));
+    expect((await state.getAccount(holder))?.balance).to.equal(5n);
+    await state.putAccount(holder, new Account(0n, 9n));
+    await state.revert();
+    await state.rereadMisses();
+
+    nodes.reads = 0;
+    await state.checkpoint();
+    expect(bytesToHex(await state.getStorage(contract, slot(1)))).to.equal('0x77');
+    expect(bytesToHex(await state.getStorage(contract, slot(2)))).to.equal('0x22');
+    expect(bytesToHex(await state.getCode(contract))).to.equal(bytesToHex(code));
+    expect((await state.getAccount(holder))?.balance).to.equal(5n);
+    expect(nodes.reads).to.equal(0);
+    await state.revert();
+  });
 });

@@ -204,7 +204,10 @@ export class BlockReplayer implements Replayer {
       // The traced transaction of a single-transaction replay is undone afterwards, so that the
       // position stays before it for the next trace of the block.
       const undone = index === last;
-      if (undone) await state.checkpoint();
+      if (undone) {
+        await state.checkpoint();
+        state.recordMisses();
+      }
       position.nativeEffects.reset();
       const detach = tracer === undefined ? undefined : attachTracer(position, tracer, signal);
       let outcome: TraceOutcome;
@@ -222,6 +225,8 @@ export class BlockReplayer implements Replayer {
       await tracer?.finish?.(outcome);
       if (undone) {
         await state.revert();
+        // What the transaction read stays cached for the next trace of it.
+        await state.rereadMisses();
         position.nextTx = tx;
       }
       replayed.push({ ...outcome, hash, index });

@@ -55,6 +55,13 @@ export class WorldState extends MerkleStateManager {
   accessObserver: ((access: StateAccess) => void) | undefined;
   trieReads: TrieReads | undefined;
   #nested = 0;
+  /**
+   * The account each cache entry holds, decoded once: ethereumjs keeps accounts as RLP and decodes
+   * one at every read. Keyed by the entry itself, which a write replaces and a revert puts back.
+   */
+  readonly #decoded = new WeakMap<object, Account>();
+  /** While set, the reads that missed the caches, to be read again by {@link rereadMisses}. */
+  #misses: Miss[] | undefined;
 
   get openCheckpoints(): number {
     return this._checkpointCount;
@@ -66,9 +73,16 @@ export class WorldState extends MerkleStateManager {
   }
 
   override putAccount(address: Address, account: Account | undefined): Promise<void> {
-    if (!this.#observing) return super.putAccount(address, account);
-    const put = () => super.putAccount(address, account);
+    if (!this.#observing) return this.#writeAccount(address, account);
+    const put = () => this.#writeAccount(address, account);
     return this.#reported('write', 'account', address, undefined, put, () => accountBytes(account));
+  }
+
+  /** ethereumjs' write, with a copy of the account kept beside the entry it makes, for the next read. */
+  async #writeAccount(address: Address, account: Account | undefined): Promise<void> {
+    await super.putAccount(address, account);
+    const entry = account === undefined ? undefined : this._caches?.account?.get(address);
+    if (entry !== undefined) this.#decoded.set(entry, copyOf(account!));
   }
 
   override deleteAccount(address: Address): Promise<void> {
@@ -141,8 +155,12 @@ export class WorldState extends MerkleStateManager {
   // put it there, so that checkpoints and reverts see the same caches either way.
 
   async #readAccount(address: Address): Promise<Account | undefined> {
+    const cache = this._caches?.account;
+    const entry = cache?.get(address);
+    if (entry !== undefined) return entry.accountRLP === undefined ? undefined : this.#accountIn(entry);
+    this.#misses?.push({ address });
     const reads = this.trieReads;
-    if (reads === undefined || this._caches?.account?.get(address) !== undefined) return super.getAccount(address);
+    if (cache === undefined || reads === undefined) return super.getAccount(address);
     const root = this._trie.root();
     const rlp = reads.account(root, address.bytes);
     if (rlp === undefined) {
@@ -151,14 +169,25 @@ export class WorldState extends MerkleStateManager {
       return account;
     }
     const account = rlp === null ? undefined : createAccountFromRLP(rlp);
-    this._caches?.account?.put(address, account);
+    cache.put(address, account);
     return account;
+  }
+
+  /** A copy of the account a cache entry holds (callers change the accounts they read, then write them). */
+  #accountIn(entry: { readonly accountRLP: Uint8Array | undefined }): Account {
+    let account = this.#decoded.get(entry);
+    if (account === undefined) {
+      account = createAccountFromRLP(entry.accountRLP!);
+      this.#decoded.set(entry, account);
+    }
+    return copyOf(account);
   }
 
   async #readStorage(address: Address, slot: Uint8Array): Promise<Uint8Array> {
     const reads = this.trieReads;
-    if (reads === undefined || this._caches?.storage?.get(address, slot) !== undefined)
-      return super.getStorage(address, slot);
+    if (this._caches?.storage?.get(address, slot) !== undefined) return super.getStorage(address, slot);
+    this.#misses?.push({ address, slot });
+    if (reads === undefined) return super.getStorage(address, slot);
     const account = await this.#readAccount(address);
     if (account === undefined) return new Uint8Array();
     const encoded = reads.slot(account.storageRoot, slot);
@@ -173,7 +202,9 @@ export class WorldState extends MerkleStateManager {
 
   async #readCode(address: Address): Promise<Uint8Array> {
     const reads = this.trieReads;
-    if (reads === undefined || this._caches?.code?.get(address) !== undefined) return super.getCode(address);
+    if (this._caches?.code?.get(address) !== undefined) return super.getCode(address);
+    this.#misses?.push({ address, code: true });
+    if (reads === undefined) return super.getCode(address);
     const account = await this.#readAccount(address);
     if (account === undefined || !account.isContract()) return new Uint8Array();
     const known = reads.code(account.codeHash);
@@ -184,6 +215,26 @@ export class WorldState extends MerkleStateManager {
     const code = await super.getCode(address);
     reads.rememberCode(account.codeHash, code);
     return code;
+  }
+
+  /**
+   * Starts listing the accounts, slots and code read from the trie rather than the caches. A
+   * replay that undoes a transaction (a checkpoint reverted) loses what the transaction read
+   * into the caches; {@link rereadMisses} reads it again below the checkpoint, where it stays.
+   */
+  recordMisses(): void {
+    this.#misses = [];
+  }
+
+  /** Reads again what {@link recordMisses} listed, at the current checkpoint, and stops listing. */
+  async rereadMisses(): Promise<void> {
+    const misses = this.#misses ?? [];
+    this.#misses = undefined;
+    for (const miss of misses) {
+      if (miss.slot !== undefined) await this.getStorage(miss.address, miss.slot);
+      else if (miss.code === true) await this.getCode(miss.address);
+      else await this.getAccount(miss.address);
+    }
   }
 
   /** Whether this operation is reported: an observer is set and no reported operation is under way. */
@@ -211,6 +262,17 @@ export class WorldState extends MerkleStateManager {
     }
   }
 }
+
+/** A read that missed the caches: an account, one of its slots, or its code. */
+interface Miss {
+  readonly address: Address;
+  readonly slot?: Uint8Array;
+  readonly code?: true;
+}
+
+/** The account as ethereumjs decodes it from its RLP, sharing the (never modified in place) root and hash. */
+const copyOf = (account: Account): Account =>
+  new Account(account.nonce, account.balance, account.storageRoot, account.codeHash);
 
 const noBytes = (): Uint8Array => new Uint8Array();
 
