@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { KECCAK256_RLP_S } from '@ethereumjs/util';
 import {
   Database,
   LogMatcher,
@@ -28,7 +29,12 @@ function log(address: string, topics: string[], logIndex: number, height: number
 
 /** A block whose one transaction emitted `logs`. */
 function block(height: number, logs: LogRecord[]) {
-  const record = { hash: hash(1000 + height), height, transactions: [hash(height)] } as unknown as BlockRecord;
+  const record = {
+    hash: hash(1000 + height),
+    height,
+    transactions: [hash(height)],
+    stateRoot: KECCAK256_RLP_S,
+  } as unknown as BlockRecord;
   const receipt = { transactionHash: hash(height), transactionIndex: 0, logs } as unknown as ReceiptRecord;
   return {
     block: record,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Account, Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
-import { MemoryStore } from '@evmnode/core';
+import { Bucket, bucketRange, MemoryStore } from '@evmnode/core';
 import {
   evmCommon,
   readAccounts,
@@ -173,4 +173,52 @@ describe('WorldState', () => {
     expect(nodes.reads).to.equal(0);
     await state.revert();
   });
+
+  it('stores of the trie nodes a block made only those its state holds, and that state reads whole from the store', async () => {
+    const kv = new MemoryStore();
+    const made = new CountingWrites(kv);
+    const commit = async (root: Uint8Array) => {
+      const batch = kv.batch();
+      made.moveInto(batch, root);
+      await batch.write();
+      made.committed();
+    };
+    const storedNodes = async () => {
+      const keys = [];
+      for await (const [key] of kv.iterate(bucketRange(Bucket.StateNode))) keys.push(key);
+      return keys.length;
+    };
+    const base = await baseState(made);
+    await commit(base);
+    const before = await storedNodes();
+
+    const holders = Array.from({ length: 100 }, (_, n) => new Address(setLengthLeft(new Uint8Array([0xe0, n]), 20)));
+    const state = stateManagerAt(made, common, base, { trieNodes: 100, entries: 1_000 });
+    made.puts = 0;
+    for (const [n, address] of holders.entries()) await state.putAccount(address, new Account(0n, BigInt(n + 1)));
+    for (let n = 3; n <= 30; n++) await state.putStorage(contract, slot(n), new Uint8Array([n]));
+    const root = await state.getStateRoot();
+    await commit(root);
+    const stored = (await storedNodes()) - before;
+    expect(stored).to.be.greaterThan(0);
+    expect(stored).to.be.lessThan(made.puts / 2);
+
+    const fresh = stateManagerAt(new TrieNodeStore(kv), common, root);
+    for (const [n, address] of holders.entries())
+      expect((await fresh.getAccount(address))?.balance).to.equal(BigInt(n + 1));
+    expect((await fresh.getAccount(holder))?.balance).to.equal(5n);
+    expect(bytesToHex(await fresh.getCode(contract))).to.equal(bytesToHex(code));
+    expect(bytesToHex(await fresh.getStorage(contract, slot(1)))).to.equal('0x11');
+    for (let n = 3; n <= 30; n++) expect(await fresh.getStorage(contract, slot(n))).to.deep.equal(new Uint8Array([n]));
+  });
 });
+
+/** A node store that counts the nodes and code the trie writes to it. */
+class CountingWrites extends TrieNodeStore {
+  puts = 0;
+
+  override put(key: string | Uint8Array, value: string | Uint8Array) {
+    this.puts++;
+    return super.put(key, value);
+  }
+}

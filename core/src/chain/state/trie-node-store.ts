@@ -1,3 +1,14 @@
+import {
+  BranchMPTNode,
+  decodeMPTNode,
+  decodeRawMPTNode,
+  ExtensionMPTNode,
+  isRawMPTNode,
+  LeafMPTNode,
+  type MPTNode,
+  type NodeReferenceOrRawMPTNode,
+} from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
 import type { BatchDBOp, DB } from '@ethereumjs/util';
 import { LRUCache } from 'lru-cache';
 import { Bucket, bucketKey } from '../../storage/buckets.js';
@@ -27,6 +38,9 @@ const RECENT_BLOCKS = 4;
  * Simulated calls and reads at the head walk the same upper levels of the trie again and again.
  */
 const READ_CACHE_NODES = 100_000;
+
+/** A trie node's key: its 32-byte hash, in hex. The store's other entries (code) have longer keys. */
+const NODE_KEY_HEX = 64;
 
 /**
  * The state trie's node store on the node's database. Writes made while a block executes stay in
@@ -82,13 +96,53 @@ export class TrieNodeStore implements DB<Key, Value> {
     return Promise.resolve();
   }
 
-  /** Moves every pending write into `batch`; they are readable from the store once it is written. */
-  moveInto(batch: WriteBatch): void {
+  /**
+   * Moves the pending writes that the state at `stateRoot` holds into `batch`; they are readable
+   * from the store once it is written. The trie hashes and writes its path again at every account
+   * and slot a block changes, so most nodes a block made belong to none of its states but a
+   * passing one (about 60% in a block of transfers): those are dropped, not stored.
+   */
+  moveInto(batch: WriteBatch, stateRoot: Uint8Array): void {
+    const live = this.#pendingReachableFrom(stateRoot);
     for (const [hex, value] of this.#pending) {
+      if (value !== undefined && hex.length === NODE_KEY_HEX && !live.has(hex)) {
+        this.#pending.delete(hex);
+        continue;
+      }
       const key = bucketKey(Bucket.StateNode, Buffer.from(hex, 'hex'));
       if (value === undefined) batch.del(key);
       else batch.put(key, value);
     }
+  }
+
+  /**
+   * The pending trie nodes reachable from `root`, the storage tries of the accounts they hold
+   * included. A node already stored holds only stored nodes below it, so the walk stops there.
+   */
+  #pendingReachableFrom(root: Uint8Array): Set<string> {
+    const reached = new Set<string>();
+    const hashes = [Buffer.from(root).toString('hex')];
+    const follow = (reference: NodeReferenceOrRawMPTNode | null): void => {
+      if (reference === null) return;
+      if (isRawMPTNode(reference)) visit(decodeRawMPTNode(reference));
+      else if (reference.length === 32) hashes.push(Buffer.from(reference).toString('hex'));
+    };
+    const visit = (node: MPTNode): void => {
+      if (node instanceof BranchMPTNode) for (const [, child] of node.getChildren()) follow(child);
+      else if (node instanceof ExtensionMPTNode) follow(node.value());
+      else if (node instanceof LeafMPTNode) {
+        // An account's leaf (a list of four) names its storage trie; a slot's leaf holds bytes.
+        const account = RLP.decode(node.value());
+        if (Array.isArray(account) && account.length === 4) follow(account[2] as Uint8Array);
+      }
+    };
+    for (let hex = hashes.pop(); hex !== undefined; hex = hashes.pop()) {
+      const bytes = this.#pending.get(hex);
+      if (bytes === undefined || reached.has(hex)) continue;
+      reached.add(hex);
+      visit(decodeMPTNode(bytes));
+    }
+    return reached;
   }
 
   /** Called once the batch holding the pending writes is written: they become recent writes. */
