@@ -37,6 +37,7 @@ export { POINTER_RUNTIME_CODE } from './chain/native/pointer-code.js';
 export { StoredChainViews } from './views/chain-views.js';
 export { IndexedLogQuery } from './logs/log-query.js';
 export { PoolReader } from './chain/pool/pool-reader.js';
+export { decodeSignedTransaction, fastTxOptions } from './chain/pool/raw-transaction.js';
 export { Metrics } from './metrics/metrics.js';
 export type { Chain } from './chain/chain.js';
 export { BlockReplayer } from './chain/replay/block-replayer.js';

@@ -1,4 +1,4 @@
-import { createTxFromRLP, type TxOptions } from '@ethereumjs/tx';
+import type { TxOptions } from '@ethereumjs/tx';
 import { bytesToHex } from '@ethereumjs/util';
 import type { Logger } from 'pino';
 import type { Chain } from '../chain.js';
@@ -7,7 +7,7 @@ import { ReplicaMismatch, type BlockProducer, type UpstreamBlock } from '../bloc
 import { decodeNativeTransaction, type NativeTransaction } from '../native/native-transaction.js';
 import { unwrapEvmTransaction } from '../native-tx.js';
 import type { PooledTransaction } from '../pool/pooled-transaction.js';
-import { fastTxOptions } from '../pool/raw-transaction.js';
+import { decodeSignedTransaction, fastTxOptions } from '../pool/raw-transaction.js';
 import type { CometBlock, UpstreamGateway } from './upstream-gateway.js';
 
 /** Blocks fetched while earlier ones replicate: catching up waits for the network once, not at every block. */
@@ -178,7 +178,7 @@ export class BlockFollower {
           natives.push(decodeNativeTransaction(bytes));
           continue;
         }
-        const tx = createTxFromRLP(raw, this.#txOptions);
+        const tx = decodeSignedTransaction(raw, this.#txOptions);
         const sender = tx.getSenderAddress().toString();
         transactions.push({ tx, raw, hash: bytesToHex(tx.hash()), sender, nonce: tx.nonce, arrival: index });
       } catch (error) {

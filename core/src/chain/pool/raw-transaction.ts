@@ -1,7 +1,7 @@
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
-import { paramsTx, type TxOptions } from '@ethereumjs/tx';
-import { bytesToBigInt, bytesToHex, publicToAddress, type PrefixedHexString } from '@ethereumjs/util';
+import { createTxFromRLP, paramsTx, type TxOptions, type TypedTransaction } from '@ethereumjs/tx';
+import { bytesToBigInt, bytesToHex, publicToAddress, type Address, type PrefixedHexString } from '@ethereumjs/util';
 import { keccak256, nativeCrypto } from '../native-crypto.js';
 
 /** Fields of each accepted envelope, signature included: legacy (type 0), 1, 2 and 4. */
@@ -64,4 +64,19 @@ export function fastTxOptions(chainCommon: Common): TxOptions {
   common.updateParams(paramsTx);
   common.updateParams = () => undefined;
   return { common };
+}
+
+/**
+ * A signed transaction decoded by ethereumjs (`options` from {@link fastTxOptions}), its sender's
+ * address worked out once: ethereumjs keeps the recovered public key but hashes it again at every
+ * `getSenderAddress`, which a block's execution asks four times per transaction. Frozen as
+ * ethereumjs freezes it, after the memo is in place.
+ */
+export function decodeSignedTransaction(raw: Uint8Array, options: TxOptions): TypedTransaction {
+  const tx = createTxFromRLP(raw, { ...options, freeze: false });
+  const senderOf = tx.getSenderAddress.bind(tx);
+  let sender: Address | undefined;
+  Object.defineProperty(tx, 'getSenderAddress', { value: () => (sender ??= senderOf()) });
+  Object.freeze(tx);
+  return tx;
 }

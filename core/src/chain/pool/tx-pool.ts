@@ -1,8 +1,8 @@
 import type { Common } from '@ethereumjs/common';
-import { Capability, createTxFromRLP, type TxOptions, type TypedTransaction } from '@ethereumjs/tx';
+import { Capability, type TxOptions, type TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import { comparePrice, effectiveTip, feeCap, tipCap, type PooledTransaction } from './pooled-transaction.js';
-import { claimedChainId, fastTxOptions, feeFieldsOf } from './raw-transaction.js';
+import { claimedChainId, decodeSignedTransaction, fastTxOptions, feeFieldsOf } from './raw-transaction.js';
 import { Rejections } from './rejections.js';
 import { ChainParams } from '../chain-params.js';
 import type { SenderPool } from '../../api/tx-pool-reader.js';
@@ -259,7 +259,7 @@ export class TxPool {
     if (claimed !== undefined && claimed !== this.chain.chainId)
       throw Rejections.invalidChainId(claimed, this.chain.chainId);
     try {
-      return createTxFromRLP(raw, this.#decodeOptions);
+      return decodeSignedTransaction(raw, this.#decodeOptions);
     } catch (error) {
       const message = (error as Error).message;
       if (/unknown|not supported|invalid tx type/i.test(message) && raw[0]! < 0x80) throw Rejections.typeNotSupported();

@@ -1,5 +1,5 @@
 import type { Block, BlockOptions } from '@ethereumjs/block';
-import { createTxFromRLP, isEOACode7702Tx, type TxOptions, type TypedTransaction } from '@ethereumjs/tx';
+import { isEOACode7702Tx, type TxOptions, type TypedTransaction } from '@ethereumjs/tx';
 import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import type {
@@ -24,7 +24,7 @@ import { NativeEffects } from '../native/native-effects.js';
 import { deliver, type NativeRules } from '../native/native-executor.js';
 import { decodeNativeTransaction } from '../native/native-transaction.js';
 import { effectiveTip } from '../pool/pooled-transaction.js';
-import { fastTxOptions } from '../pool/raw-transaction.js';
+import { decodeSignedTransaction, fastTxOptions } from '../pool/raw-transaction.js';
 import type { BlockRecord } from '../records.js';
 import type { ChainSimulator } from '../simulation/simulator.js';
 import { TrieReads } from '../state/trie-reads.js';
@@ -238,7 +238,7 @@ export class BlockReplayer implements Replayer {
 
   #decode(raw: Uint8Array | undefined, height: number, index: number): TypedTransaction {
     if (raw === undefined) throw new Error(`block ${height} has no raw transaction ${index}`);
-    return createTxFromRLP(raw, this.#txOptions);
+    return decodeSignedTransaction(raw, this.#txOptions);
   }
 
   /** A replay of `block` from its start: the parent's state, the parent hash stored, the native transactions run. */
