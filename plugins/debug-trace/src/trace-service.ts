@@ -220,14 +220,18 @@ export class TraceService {
     const timeout = config.timeout ?? DEFAULT_TIMEOUT;
     const timeoutMs = Math.min(this.#timeoutMs(timeout), this.limits.timeoutMs);
     return this.#limiter.run('trace', request.clientId, () => {
-      const timedOut = new AbortController();
+      // One signal for the deadline and the request's end (cheaper than AbortSignal.any's weak references).
+      const stop = new AbortController();
       // Made only when a trace times out: an error's stack trace costs more than a fast trace.
       const timeoutError = () => new InvalidInputError(`execution timeout: the trace took longer than ${timeout}`);
-      const timer = setTimeout(() => timedOut.abort(timeoutError()), timeoutMs);
-      const signal = AbortSignal.any([request.signal, timedOut.signal]);
+      const timer = setTimeout(() => stop.abort(timeoutError()), timeoutMs);
+      const requestEnded = () => stop.abort(request.signal.reason);
+      if (request.signal.aborted) requestEnded();
+      else request.signal.addEventListener('abort', requestEnded, { once: true });
       const tracers = new TracersMade();
-      return trace({ signal, deadline: Date.now() + timeoutMs, timeoutError }, tracers).finally(() => {
+      return trace({ signal: stop.signal, deadline: Date.now() + timeoutMs, timeoutError }, tracers).finally(() => {
         clearTimeout(timer);
+        request.signal.removeEventListener('abort', requestEnded);
         tracers.dispose();
       });
     });
