@@ -23,7 +23,7 @@ import {
   type CommittedBlock,
   type ReceiptRecord,
 } from './records.js';
-import { applyGenesisState, HEAD_STATE_CACHES, stateManagerAt } from './state/world-state.js';
+import { applyGenesisState, HEAD_READ_CACHES, stateManagerAt } from './state/world-state.js';
 import { StatePruner } from './state/state-pruner.js';
 import { storageProofs, type StorageProof } from './state/state-proofs.js';
 import { accountStorageRange, type StorageRange } from './state/storage-range.js';
@@ -391,7 +391,7 @@ export class Chain implements ChainReader, TxSubmitter {
   }
 
   #stateManagerAtHead(head: BlockRecord): MerkleStateManager {
-    return stateManagerAt(this.nodes, this.common, hexToBytes(head.stateRoot), HEAD_STATE_CACHES);
+    return stateManagerAt(this.nodes, this.common, hexToBytes(head.stateRoot), HEAD_READ_CACHES);
   }
 
   /** Called by the producer once a block is durable: moves the head, settles the pools, publishes the block. */
