@@ -68,8 +68,24 @@ describe('on-demand blocks: [consensus] block_time = "0s"', function () {
     expect(await blockNumber(node.url)).to.equal(start + 1);
   });
 
-  it('answers ethers as an automining dev node does: wait() resolves with the mined receipt', async () => {
-    const provider = new JsonRpcProvider(node.url, undefined, { staticNetwork: true, pollingInterval: 50 });
+  it('answers a receipt asked for while its block is being made with that receipt, not null', async () => {
+    const start = await blockNumber(node.url);
+    for (let nonce = 0; nonce < 10; nonce++) {
+      const hash = await submit(node.url, await transfer(4, nonce));
+      const receipt = (await rpc(node.url, 'eth_getTransactionReceipt', [hash])).result;
+      expect(receipt, `receipt of transfer ${nonce}`).to.not.equal(null);
+      expect([receipt.transactionHash, Number(receipt.blockNumber), receipt.status]).to.deep.equal([
+        hash,
+        start + nonce + 1,
+        '0x1',
+      ]);
+    }
+  });
+
+  it('answers ethers as an automining dev node does: wait() resolves with the mined receipt at its first look', async function () {
+    // ethers looks for the receipt once, then only at its next poll: a miss would outlast the test.
+    this.timeout(20_000);
+    const provider = new JsonRpcProvider(node.url, undefined, { staticNetwork: true, pollingInterval: 60_000 });
     const wallet = devWallet(3).connect(provider);
     const sent = await wallet.sendTransaction({ to: Wallet.createRandom().address, value: 5n });
     const receipt = await sent.wait();

@@ -211,7 +211,45 @@ describe('WorldState', () => {
     expect(bytesToHex(await fresh.getStorage(contract, slot(1)))).to.equal('0x11');
     for (let n = 3; n <= 30; n++) expect(await fresh.getStorage(contract, slot(n))).to.deep.equal(new Uint8Array([n]));
   });
+
+  it('keeps the trie nodes blocks stored readable from memory, not only the last few blocks', async () => {
+    const kv = new CountingReads();
+    const nodes = new TrieNodeStore(kv);
+    const commit = async (root: Uint8Array) => {
+      const batch = kv.batch();
+      nodes.moveInto(batch, root);
+      await batch.write();
+      nodes.committed();
+    };
+    let root = await baseState(nodes);
+    await commit(root);
+    const holders = Array.from({ length: 12 }, (_, n) => new Address(setLengthLeft(new Uint8Array([0xe1, n]), 20)));
+    for (const [n, address] of holders.entries()) {
+      const block = stateManagerAt(nodes, common, root);
+      await block.putAccount(address, new Account(0n, BigInt(n + 1)));
+      root = await block.getStateRoot();
+      await commit(root);
+    }
+
+    kv.gets = 0;
+    const head = stateManagerAt(nodes, common, root);
+    for (const [n, address] of holders.entries())
+      expect((await head.getAccount(address))?.balance).to.equal(BigInt(n + 1));
+    expect((await head.getAccount(holder))?.balance).to.equal(5n);
+    expect(bytesToHex(await head.getStorage(contract, slot(2)))).to.equal('0x22');
+    expect(kv.gets, 'reads that reached the database').to.equal(0);
+  });
 });
+
+/** A database that counts the reads made of it. */
+class CountingReads extends MemoryStore {
+  gets = 0;
+
+  override get(key: Uint8Array) {
+    this.gets++;
+    return super.get(key);
+  }
+}
 
 /** A node store that counts the nodes and code the trie writes to it. */
 class CountingWrites extends TrieNodeStore {

@@ -245,22 +245,28 @@ export class BlockProducer {
 
   /** Produces and commits one block; resolves to it, or undefined when an empty block was not wanted. */
   async produce(): Promise<CommittedBlock | undefined> {
-    const started = performance.now();
-    const parent = this.chain.head();
-    const baseFee = this.chain.nextBaseFee();
-    const candidates = this.chain.pool.ready(await this.#senderNonces(), baseFee);
-    const nativeCandidates = this.chain.nativePool.transactions();
-    const wantsEmpty = this.settings.createEmptyBlocks && this.settings.blockTimeMs > 0;
-    if (candidates.length === 0 && nativeCandidates.length === 0 && !wantsEmpty) return undefined;
-    return this.#build({
-      parent,
-      timeMs: BigInt(Math.max(Date.now(), Number(BigInt(parent.header.timeMs)) + 1)),
-      proposer: this.chain.proposer,
-      nativeCandidates,
-      candidates,
-      started,
-      selectedAt: performance.now(),
-    });
+    const production = this.settings.blockTimeMs === 0 ? this.chain.beginProduction() : undefined;
+    try {
+      const started = performance.now();
+      const parent = this.chain.head();
+      const baseFee = this.chain.nextBaseFee();
+      const candidates = this.chain.pool.ready(await this.#senderNonces(), baseFee);
+      const nativeCandidates = this.chain.nativePool.transactions();
+      const wantsEmpty = this.settings.createEmptyBlocks && this.settings.blockTimeMs > 0;
+      if (candidates.length === 0 && nativeCandidates.length === 0 && !wantsEmpty) return undefined;
+      production?.selected(candidates.map(({ hash }) => hash));
+      return await this.#build({
+        parent,
+        timeMs: BigInt(Math.max(Date.now(), Number(BigInt(parent.header.timeMs)) + 1)),
+        proposer: this.chain.proposer,
+        nativeCandidates,
+        candidates,
+        started,
+        selectedAt: performance.now(),
+      });
+    } finally {
+      production?.end();
+    }
   }
 
   /**

@@ -4,6 +4,7 @@ import { Address, bytesToHex, hexToBytes, setLengthLeft, type PrefixedHexString 
 import { sha256 } from '@noble/hashes/sha2.js';
 import type { Logger } from 'pino';
 import { nextBaseFee } from './base-fee.js';
+import { BlockProduction } from './block-production.js';
 import { ChainEvents } from './chain-events.js';
 import { ChainParams } from './chain-params.js';
 import { ChainStore } from './chain-store.js';
@@ -66,6 +67,8 @@ export class Chain implements ChainReader, TxSubmitter {
   #headState: MerkleStateManager;
   readonly #headAccounts = new Map<PrefixedHexString, AccountState>();
   readonly #waiters = new Map<PrefixedHexString, (() => void)[]>();
+  /** On demand: the block being produced. */
+  #production: BlockProduction | undefined;
 
   private constructor(
     database: Database,
@@ -249,7 +252,7 @@ export class Chain implements ChainReader, TxSubmitter {
     if (this.#pruner === undefined || head - this.#prunedAt < this.#keepRecent) return;
     const started = performance.now();
     const { kept, deleted } = await this.#pruner.prune(this.earliestStateHeight(), head);
-    this.nodes.forgetRecent();
+    this.nodes.forgetCached();
     this.#prunedAt = head;
     this.logger.info({ head, kept, deleted, durationMs: Math.round(performance.now() - started) }, 'pruned old state');
   }
@@ -388,6 +391,25 @@ export class Chain implements ChainReader, TxSubmitter {
     const waiting = this.#waiters.get(hash);
     if (waiting === undefined) this.#waiters.set(hash, [resolve]);
     else waiting.push(resolve);
+  }
+
+  /** Called by the on-demand producer as it starts a block, before it picks the block's transactions. */
+  beginProduction(): BlockProduction {
+    const production = new BlockProduction();
+    this.#production = production;
+    void production.ended.then(() => {
+      if (this.#production === production) this.#production = undefined;
+    });
+    return production;
+  }
+
+  /**
+   * Resolves once the block being produced on demand is committed and published (or abandoned)
+   * when it holds EVM transaction `hash`; otherwise at once.
+   */
+  async productionOf(hash: PrefixedHexString): Promise<void> {
+    const production = this.#production;
+    if (production !== undefined && (await production.holds(hash))) await production.ended;
   }
 
   #stateManagerAtHead(head: BlockRecord): MerkleStateManager {

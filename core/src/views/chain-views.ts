@@ -153,6 +153,7 @@ export class StoredChainViews implements ChainViews {
   }
 
   async receipt(hash: PrefixedHexString, view: BlockView = 'eth'): Promise<Json | null> {
+    await this.chain.productionOf(hash);
     const location = await this.chain.store.locationOf(hash);
     if (location === undefined) {
       if (view === 'eth') return null;

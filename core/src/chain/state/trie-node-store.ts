@@ -26,18 +26,14 @@ function valueBytes(value: Value): Uint8Array {
 }
 
 /**
- * Blocks whose written nodes stay readable from memory. The trie's own cache is filled by reads
- * but not by batch writes, so without this every block would read back from the database the
- * nodes the previous ones wrote (~2,000 reads for a block of transfers).
+ * Nodes kept in memory: those the last blocks stored and those read from the database. Nodes are
+ * addressed by their hash, so a cached one never goes stale; each is ~100-500 bytes, so this holds
+ * a few tens of MB at most. The trie's own cache is filled by reads but not by batch writes, so
+ * without the stored ones every block would read back from the database, one at a time, nodes
+ * the blocks before it wrote; and simulated calls and reads at the head walk the same upper levels
+ * of the trie again and again.
  */
-const RECENT_BLOCKS = 4;
-
-/**
- * Nodes read from the database that stay in memory. Nodes are addressed by their hash, so a
- * cached one never goes stale; each is ~100-500 bytes, so this holds a few tens of MB at most.
- * Simulated calls and reads at the head walk the same upper levels of the trie again and again.
- */
-const READ_CACHE_NODES = 100_000;
+const CACHED_NODES = 100_000;
 
 /** A trie node's key: its 32-byte hash, in hex. The store's other entries (code) have longer keys. */
 const NODE_KEY_HEX = 64;
@@ -50,9 +46,7 @@ const NODE_KEY_HEX = 64;
  */
 export class TrieNodeStore implements DB<Key, Value> {
   #pending = new Map<string, Uint8Array | undefined>();
-  /** Nodes the last blocks wrote, newest last. */
-  readonly #recent: Map<string, Uint8Array | undefined>[] = [];
-  readonly #read = new LRUCache<string, Uint8Array>({ max: READ_CACHE_NODES });
+  readonly #cached = new LRUCache<string, Uint8Array>({ max: CACHED_NODES });
 
   constructor(private readonly store: KvStore) {}
 
@@ -60,14 +54,10 @@ export class TrieNodeStore implements DB<Key, Value> {
     const bytes = keyBytes(key);
     const hex = Buffer.from(bytes).toString('hex');
     if (this.#pending.has(hex)) return this.#pending.get(hex);
-    for (let index = this.#recent.length - 1; index >= 0; index--) {
-      const recent = this.#recent[index]!;
-      if (recent.has(hex)) return recent.get(hex);
-    }
-    const cached = this.#read.get(hex);
+    const cached = this.#cached.get(hex);
     if (cached !== undefined) return cached;
     const stored = await this.store.get(bucketKey(Bucket.StateNode, bytes));
-    if (stored !== undefined) this.#read.set(hex, stored);
+    if (stored !== undefined) this.#cached.set(hex, stored);
     return stored;
   }
 
@@ -145,10 +135,12 @@ export class TrieNodeStore implements DB<Key, Value> {
     return reached;
   }
 
-  /** Called once the batch holding the pending writes is written: they become recent writes. */
+  /** Called once the batch holding the pending writes is written: they are cached as stored. */
   committed(): void {
-    this.#recent.push(this.#pending);
-    if (this.#recent.length > RECENT_BLOCKS) this.#recent.shift();
+    for (const [hex, value] of this.#pending) {
+      if (value === undefined) this.#cached.delete(hex);
+      else this.#cached.set(hex, value);
+    }
     this.#pending = new Map();
   }
 
@@ -157,9 +149,8 @@ export class TrieNodeStore implements DB<Key, Value> {
     this.#pending.clear();
   }
 
-  /** Forgets recent writes and reads, when pruning may have deleted some of them. */
-  forgetRecent(): void {
-    this.#recent.length = 0;
-    this.#read.clear();
+  /** Forgets the cached nodes, when pruning may have deleted some of them. */
+  forgetCached(): void {
+    this.#cached.clear();
   }
 }

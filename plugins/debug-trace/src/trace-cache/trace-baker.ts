@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChainReader, PluginContext, Replayer } from '@evmnode/core';
 import { tracerNamed } from '../tracers/index.js';
 import type { TransactionTracer } from '../tracers/tracer.js';
@@ -11,10 +12,19 @@ const BAKING_CONFIG = {
 };
 
 /**
+ * A block is baked once no block has committed for this long: a node committing blocks back to
+ * back (on-demand blocks under a test suite that sends and waits, or a follower catching up) is
+ * not slowed by baking them meanwhile, and one on a block time bakes each shortly after it commits.
+ */
+const QUIET_MS = 20;
+/** ...or once it has waited this long, so that baking still moves while blocks never stop coming. */
+const MAX_WAIT_MS = 1_000;
+
+/**
  * Bakes committed blocks' traces into the {@link TraceStore} in the background (decisions.md D7):
  * one block at a time, oldest first, from the last baked one (or the oldest block traces may
- * reach) to the head, then each block as it commits. One replay per block runs the baked tracers
- * together; blocks without EVM transactions are only marked.
+ * reach) to the head, then each block as it commits, when the node is between blocks. One replay
+ * per block runs the baked tracers together; blocks without EVM transactions are only marked.
  */
 export class TraceBaker {
   readonly #stopped = new AbortController();
@@ -22,6 +32,7 @@ export class TraceBaker {
   #running: Promise<void> | undefined;
   /** Set when a block commits while a bake runs: the loop looks at the head again. */
   #behind = false;
+  #lastBlockAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly replayer: Replayer,
@@ -33,7 +44,10 @@ export class TraceBaker {
   ) {}
 
   start(): void {
-    this.#unsubscribe = this.chain.onBlock(() => this.#wake());
+    this.#unsubscribe = this.chain.onBlock(() => {
+      this.#lastBlockAt = performance.now();
+      this.#wake();
+    });
     this.#wake();
   }
 
@@ -64,8 +78,20 @@ export class TraceBaker {
     let height = ((await this.store.bakedHeight()) ?? 0) + 1;
     for (; height <= this.chain.head().height; height++) {
       if (this.#stopped.signal.aborted) return;
+      await this.#betweenBlocks();
       height = Math.max(height, this.#oldestTraceable());
       await this.store.save(height, await this.#bakeOrSkip(height));
+    }
+  }
+
+  /** Resolves once no block has committed for {@link QUIET_MS}, or after {@link MAX_WAIT_MS}. */
+  async #betweenBlocks(): Promise<void> {
+    const waitingSince = performance.now();
+    for (;;) {
+      const now = performance.now();
+      const wait = Math.min(this.#lastBlockAt + QUIET_MS, waitingSince + MAX_WAIT_MS) - now;
+      if (wait <= 0) return;
+      await sleep(wait, undefined, { signal: this.#stopped.signal });
     }
   }
 
