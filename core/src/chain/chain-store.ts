@@ -34,8 +34,12 @@ const BLOCK_CACHE_BYTES = 8 * 1024 * 1024;
 /**
  * Transaction locations kept in memory (about 100 bytes each): receipts polled by hash and
  * traces asked again find them without a RocksDB read. A location never changes once committed.
+ * Those of the blocks committed here are kept as they commit: clients ask for the newest most.
  */
 const LOCATION_CACHE_ENTRIES = 20_000;
+
+/** Receipts of the last blocks committed here (about 1 KB each), which clients poll for as they commit. */
+const RECEIPT_CACHE_ENTRIES = 4_096;
 const DENOMS_KEY = 'denoms';
 
 function uint32BE(value: number): Uint8Array {
@@ -57,6 +61,7 @@ export class ChainStore {
   readonly #store: KvStore;
   readonly #blocks = new LRUCache<number, BlockRecord>({ maxSize: BLOCK_CACHE_BYTES });
   readonly #locations = new LRUCache<PrefixedHexString, TxLocation>({ max: LOCATION_CACHE_ENTRIES });
+  readonly #receipts = new LRUCache<string, ReceiptRecord>({ max: RECEIPT_CACHE_ENTRIES });
   /** The last height whose commit has resolved; blocks opened before any commit here are all published. */
   #published = Number.POSITIVE_INFINITY;
   /** The highest height with a synthetic log on disk when first asked (-1: none), read once. */
@@ -104,6 +109,8 @@ export class ChainStore {
   }
 
   async receiptAt(location: TxLocation): Promise<ReceiptRecord | undefined> {
+    const cached = this.#receipts.get(`${location.height}:${location.index}`);
+    if (cached !== undefined) return cached;
     return json<ReceiptRecord>(
       await this.#store.get(bucketKey(Bucket.Receipt, location.height, uint32BE(location.index))),
     );
@@ -251,6 +258,10 @@ export class ChainStore {
     this.#published = height - 1;
     await batch.write({ sync: true });
     this.#published = height;
+    receipts.forEach((receipt, index) => {
+      this.#locations.set(receipt.transactionHash, { height, index });
+      this.#receipts.set(`${height}:${index}`, receipt);
+    });
     if (syntheticTransactions.some((synthetic) => synthetic.logs.length > 0)) this.#committedLastSynthetic = height;
     nodes.committed();
     this.#blocks.set(height, block, { size: blockBytes.length });
