@@ -695,6 +695,9 @@ describe('eth_subscribe and eth_unsubscribe over WebSocket', function () {
       const provider = new WebSocketProvider(node.wsUrl);
       const events: { hash: string; index: number; from: string; to: string; value: bigint; block: number }[] = [];
       try {
+        // ethers throws inside its socket handler (`network is not available yet`) on a log that
+        // arrives before its own eth_chainId answer, which the first probe's log can beat.
+        await provider.getNetwork();
         const contract = new Contract(emitterA, logEmitter.abi, provider);
         await contract.on('Transfer', (from: string, to: string, value: bigint, payload: ContractEventPayload) => {
           events.push({
