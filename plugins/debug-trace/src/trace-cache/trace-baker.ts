@@ -12,9 +12,10 @@ const BAKING_CONFIG = {
 };
 
 /**
- * A block is baked once no block has committed for this long: a node committing blocks back to
- * back (on-demand blocks under a test suite that sends and waits, or a follower catching up) is
- * not slowed by baking them meanwhile, and one on a block time bakes each shortly after it commits.
+ * A block's transactions are replayed once no block has committed for this long: a node committing
+ * blocks back to back (on-demand blocks under a test suite that sends and waits, or a follower
+ * catching up) is not slowed by baking them meanwhile, and one on a block time bakes each shortly
+ * after it commits. Blocks without EVM transactions, which need no replay, are marked at once.
  */
 const QUIET_MS = 20;
 /** ...or once it has waited this long, so that baking still moves while blocks never stop coming. */
@@ -78,7 +79,6 @@ export class TraceBaker {
     let height = ((await this.store.bakedHeight()) ?? 0) + 1;
     for (; height <= this.chain.head().height; height++) {
       if (this.#stopped.signal.aborted) return;
-      await this.#betweenBlocks();
       height = Math.max(height, this.#oldestTraceable());
       await this.store.save(height, await this.#bakeOrSkip(height));
     }
@@ -117,6 +117,7 @@ export class TraceBaker {
   async #bake(height: number): Promise<BakedTransaction[]> {
     const block = await this.chain.blockAt(height);
     if (block === undefined || block.transactions.length === 0) return [];
+    await this.#betweenBlocks();
     const tracers: TransactionTracer[] = [];
     // Baking has no deadline of its own: it stops only with the node.
     const run = {
