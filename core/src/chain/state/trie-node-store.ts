@@ -26,14 +26,16 @@ function valueBytes(value: Value): Uint8Array {
 }
 
 /**
- * Nodes kept in memory: those the last blocks stored and those read from the database. Nodes are
- * addressed by their hash, so a cached one never goes stale; each is ~100-500 bytes, so this holds
- * a few tens of MB at most. The trie's own cache is filled by reads but not by batch writes, so
- * without the stored ones every block would read back from the database, one at a time, nodes
- * the blocks before it wrote; and simulated calls and reads at the head walk the same upper levels
- * of the trie again and again.
+ * Bytes of nodes (and code) kept in memory, keys included: those the last blocks stored and those
+ * read from the database, about 12,000 trie nodes (a full block of transfers stores 1,140). Nodes
+ * are addressed by their hash, so a cached one never goes stale. The trie's own cache is filled
+ * by reads but not by batch writes, so without the stored ones every block would read back from
+ * the database, one at a time, nodes the blocks before it wrote; and simulated calls and reads at
+ * the head walk the same upper levels of the trie again and again. A larger cache costs far more
+ * than its bytes: with 16 MB, the node's peak RSS over 100,000 transfers (`bench:chain -- --soak`)
+ * went from about 420 to 500 MB.
  */
-const CACHED_NODES = 100_000;
+const CACHED_BYTES = 4 * 1024 * 1024;
 
 /** A trie node's key: its 32-byte hash, in hex. The store's other entries (code) have longer keys. */
 const NODE_KEY_HEX = 64;
@@ -46,7 +48,10 @@ const NODE_KEY_HEX = 64;
  */
 export class TrieNodeStore implements DB<Key, Value> {
   #pending = new Map<string, Uint8Array | undefined>();
-  readonly #cached = new LRUCache<string, Uint8Array>({ max: CACHED_NODES });
+  readonly #cached = new LRUCache<string, Uint8Array>({
+    maxSize: CACHED_BYTES,
+    sizeCalculation: (value, hex) => value.length + hex.length,
+  });
 
   constructor(private readonly store: KvStore) {}
 
