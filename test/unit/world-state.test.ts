@@ -37,6 +37,14 @@ async function baseState(nodes: TrieNodeStore): Promise<Uint8Array> {
   return state.getStateRoot();
 }
 
+/** What the chain store does with a block's trie nodes: writes those `root` holds, then caches them. */
+async function commitBlock(kv: MemoryStore, nodes: TrieNodeStore, root: Uint8Array): Promise<void> {
+  const batch = kv.batch();
+  nodes.moveInto(batch, root);
+  await batch.write();
+  nodes.committed();
+}
+
 /** What a block replay does to its state: reads, writes, a reverted checkpoint, a clear, a delete. */
 async function replayLike(state: WorldState): Promise<string[]> {
   const seen: string[] = [];
@@ -177,12 +185,7 @@ describe('WorldState', () => {
   it('stores of the trie nodes a block made only those its state holds, and that state reads whole from the store', async () => {
     const kv = new MemoryStore();
     const made = new CountingWrites(kv);
-    const commit = async (root: Uint8Array) => {
-      const batch = kv.batch();
-      made.moveInto(batch, root);
-      await batch.write();
-      made.committed();
-    };
+    const commit = (root: Uint8Array) => commitBlock(kv, made, root);
     const storedNodes = async () => {
       const keys = [];
       for await (const [key] of kv.iterate(bucketRange(Bucket.StateNode))) keys.push(key);
@@ -215,12 +218,7 @@ describe('WorldState', () => {
   it('keeps the trie nodes blocks stored readable from memory, not only the last few blocks', async () => {
     const kv = new CountingReads();
     const nodes = new TrieNodeStore(kv);
-    const commit = async (root: Uint8Array) => {
-      const batch = kv.batch();
-      nodes.moveInto(batch, root);
-      await batch.write();
-      nodes.committed();
-    };
+    const commit = (root: Uint8Array) => commitBlock(kv, nodes, root);
     let root = await baseState(nodes);
     await commit(root);
     const holders = Array.from({ length: 12 }, (_, n) => new Address(setLengthLeft(new Uint8Array([0xe1, n]), 20)));
