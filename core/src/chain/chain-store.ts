@@ -38,7 +38,7 @@ const BLOCK_CACHE_BYTES = 8 * 1024 * 1024;
  */
 const LOCATION_CACHE_ENTRIES = 20_000;
 
-/** Receipts of the last blocks committed here (about 1 KB each), which clients poll for as they commit. */
+/** Receipts (about 1 KB each) of the last blocks committed here, which clients poll for as they commit. */
 const RECEIPT_CACHE_ENTRIES = 4_096;
 const DENOMS_KEY = 'denoms';
 
@@ -61,7 +61,11 @@ export class ChainStore {
   readonly #store: KvStore;
   readonly #blocks = new LRUCache<number, BlockRecord>({ maxSize: BLOCK_CACHE_BYTES });
   readonly #locations = new LRUCache<PrefixedHexString, TxLocation>({ max: LOCATION_CACHE_ENTRIES });
-  readonly #receipts = new LRUCache<string, ReceiptRecord>({ max: RECEIPT_CACHE_ENTRIES });
+  /** By height, one entry per block: a full block's commit adds one entry, not hundreds. */
+  readonly #receipts = new LRUCache<number, readonly ReceiptRecord[]>({
+    maxSize: RECEIPT_CACHE_ENTRIES,
+    sizeCalculation: (receipts) => receipts.length,
+  });
   /** The last height whose commit has resolved; blocks opened before any commit here are all published. */
   #published = Number.POSITIVE_INFINITY;
   /** The highest height with a synthetic log on disk when first asked (-1: none), read once. */
@@ -109,7 +113,7 @@ export class ChainStore {
   }
 
   async receiptAt(location: TxLocation): Promise<ReceiptRecord | undefined> {
-    const cached = this.#receipts.get(`${location.height}:${location.index}`);
+    const cached = this.#receipts.get(location.height)?.[location.index];
     if (cached !== undefined) return cached;
     return json<ReceiptRecord>(
       await this.#store.get(bucketKey(Bucket.Receipt, location.height, uint32BE(location.index))),
@@ -258,10 +262,8 @@ export class ChainStore {
     this.#published = height - 1;
     await batch.write({ sync: true });
     this.#published = height;
-    receipts.forEach((receipt, index) => {
-      this.#locations.set(receipt.transactionHash, { height, index });
-      this.#receipts.set(`${height}:${index}`, receipt);
-    });
+    receipts.forEach((receipt, index) => this.#locations.set(receipt.transactionHash, { height, index }));
+    if (receipts.length > 0) this.#receipts.set(height, receipts);
     if (syntheticTransactions.some((synthetic) => synthetic.logs.length > 0)) this.#committedLastSynthetic = height;
     nodes.committed();
     this.#blocks.set(height, block, { size: blockBytes.length });
