@@ -13,7 +13,7 @@ import {
   waitForReceipt,
 } from '../support/chain-kit.js';
 import { nativeSigner, signNative } from '../support/native-kit.js';
-import { rpc } from '../support/rpc-client.js';
+import { post, rpc } from '../support/rpc-client.js';
 
 const transfer = (from: number, nonce: number, to = Wallet.createRandom().address) =>
   sign(devWallet(from), {
@@ -79,6 +79,25 @@ describe('on-demand blocks: [consensus] block_time = "0s"', function () {
         start + nonce + 1,
         '0x1',
       ]);
+    }
+  });
+
+  it("answers many receipt calls made while the block is made: the block's transaction with its receipt, others with null", async () => {
+    const start = await blockNumber(node.url);
+    const hash = await submit(node.url, await transfer(5, 0));
+    const unknown = Wallet.createRandom().privateKey;
+    const calls = Array.from({ length: 400 }, (_, id) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'eth_getTransactionReceipt',
+      params: [id % 2 === 0 ? hash : unknown],
+    }));
+    const answers = JSON.parse((await post(node.url, JSON.stringify(calls))).text) as { id: number; result: any }[];
+    expect(answers).to.have.length(400);
+    for (const { id, result } of answers) {
+      if (id % 2 === 1) expect(result, `call ${id}`).to.equal(null);
+      else
+        expect([result?.transactionHash, Number(result?.blockNumber)], `call ${id}`).to.deep.equal([hash, start + 1]);
     }
   });
 

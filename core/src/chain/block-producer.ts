@@ -26,7 +26,7 @@ import {
   type ReceiptResult,
 } from './records.js';
 import { readAccounts } from './state/concurrent-reads.js';
-import { HEAD_STATE_CACHES, stateManagerAt, type WorldState } from './state/world-state.js';
+import { PRODUCER_STATE_CACHES, stateManagerAt, type WorldState } from './state/world-state.js';
 import { uint64BE } from '../storage/buckets.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
 
@@ -167,7 +167,7 @@ export class BlockProducer {
   ) {}
 
   static async create(chain: Chain, settings: ProducerSettings, logger: Logger): Promise<BlockProducer> {
-    const live = stateManagerAt(chain.nodes, chain.common, hexToBytes(chain.head().stateRoot), HEAD_STATE_CACHES);
+    const live = stateManagerAt(chain.nodes, chain.common, hexToBytes(chain.head().stateRoot), PRODUCER_STATE_CACHES);
     const vm = await createBlockVM(chain, live, new NativeEffects());
     return new BlockProducer(chain, vm, live, settings, logger);
   }

@@ -404,12 +404,14 @@ export class Chain implements ChainReader, TxSubmitter {
   }
 
   /**
-   * Resolves once the block being produced on demand is committed and published (or abandoned)
-   * when it holds EVM transaction `hash`; otherwise at once.
+   * While a block is being produced on demand: resolves once it is committed and published (or
+   * abandoned) if it holds EVM transaction `hash`, at once otherwise. Undefined when no block is
+   * being produced, so that a receipt read pays nothing for this on a node with a block time.
    */
-  async productionOf(hash: PrefixedHexString): Promise<void> {
+  productionOf(hash: PrefixedHexString): Promise<void> | undefined {
     const production = this.#production;
-    if (production !== undefined && (await production.holds(hash))) await production.ended;
+    if (production === undefined) return undefined;
+    return production.holds(hash).then((holds) => (holds ? production.ended : undefined));
   }
 
   #stateManagerAtHead(head: BlockRecord): MerkleStateManager {

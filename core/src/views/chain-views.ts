@@ -153,7 +153,9 @@ export class StoredChainViews implements ChainViews {
   }
 
   async receipt(hash: PrefixedHexString, view: BlockView = 'eth'): Promise<Json | null> {
-    await this.chain.productionOf(hash);
+    // On demand, a transaction in the block being made is answered once that block is committed.
+    const production = this.chain.productionOf(hash);
+    if (production !== undefined) await production;
     const location = await this.chain.store.locationOf(hash);
     if (location === undefined) {
       if (view === 'eth') return null;

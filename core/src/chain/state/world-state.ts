@@ -27,7 +27,7 @@ export interface StateCacheSizes {
  * walks) and accounts, slots and code, each bounded so that memory does not grow with the number
  * of accounts the chain has touched.
  */
-export const HEAD_STATE_CACHES: StateCacheSizes = { trieNodes: 20_000, entries: 20_000 };
+export const PRODUCER_STATE_CACHES: StateCacheSizes = { trieNodes: 20_000, entries: 20_000 };
 
 /**
  * What the state that serves reads at the head keeps, which is replaced at every block. lru-cache

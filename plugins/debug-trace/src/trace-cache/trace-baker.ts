@@ -33,6 +33,7 @@ export class TraceBaker {
   #running: Promise<void> | undefined;
   /** Set when a block commits while a bake runs: the loop looks at the head again. */
   #behind = false;
+  /** When the last block committed (`performance.now()`). */
   #lastBlockAt = Number.NEGATIVE_INFINITY;
 
   constructor(
