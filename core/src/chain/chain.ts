@@ -262,12 +262,17 @@ export class Chain implements ChainReader, TxSubmitter {
    * most asked-for answers (balances, nonces, pool admission) then skip the state manager.
    */
   async accountAtHead(address: PrefixedHexString): Promise<AccountState> {
-    const known = this.knownAccountAtHead(address);
-    if (known !== undefined) return known;
-    const head = this.#head;
-    const account = await Chain.#readAccount(this.#headState, address);
-    if (this.#head === head && this.#headAccounts.size < HEAD_ACCOUNTS_KEPT) this.#headAccounts.set(address, account);
-    return account;
+    for (;;) {
+      const known = this.knownAccountAtHead(address);
+      if (known !== undefined) return known;
+      const head = this.#head;
+      const account = await Chain.#readAccount(this.#headState, address);
+      // Read again when a block committed meanwhile: the pool would otherwise take a nonce the
+      // block has already used for the sender's state nonce, and count its next ones as queued.
+      if (this.#head !== head) continue;
+      if (this.#headAccounts.size < HEAD_ACCOUNTS_KEPT) this.#headAccounts.set(address, account);
+      return account;
+    }
   }
 
   /** An account at the head when it was read since the head moved; lets a hot read answer at once. */
