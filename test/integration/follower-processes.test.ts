@@ -4,7 +4,7 @@ import path from 'node:path';
 import { DirectSecp256k1Wallet } from '@cosmjs/proto-signing';
 import { SigningStargateClient } from '@cosmjs/stargate';
 import { expect } from 'chai';
-import { getBytes, getCreateAddress, Interface, Wallet } from 'ethers';
+import { getBytes, getCreateAddress, Interface, Transaction, Wallet } from 'ethers';
 import { devAccounts } from '@evmnode/core';
 import { devWallet, quantity, sign, sleep } from '../support/chain-kit.js';
 import { killIfRunning, startNodeProcess, type NodeProcess } from '../support/cli.js';
@@ -29,19 +29,32 @@ async function result(url: string, method: string, params: unknown[] = []): Prom
   return answer.result;
 }
 
-/** Sends every raw transaction through `url`, `IN_FLIGHT` at a time, in order per sender. */
+/**
+ * Sends every raw transaction through `url`, `IN_FLIGHT` at a time. A sender's transaction goes
+ * only once the one `IN_FLIGHT` nonces before it is in: requests can overtake each other on the
+ * way to the producer, and a sender may have only 64 transactions waiting behind a gap there.
+ */
 async function sendAll(url: string, raws: readonly string[]): Promise<string[]> {
-  const hashes: string[] = [];
+  const answers: Promise<string>[] = [];
+  const sentBySender = new Map<string, number[]>();
   let next = 0;
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async () => {
       while (next < raws.length) {
         const index = next++;
-        hashes[index] = await result(url, 'eth_sendRawTransaction', [raws[index]]);
+        const sender = Transaction.from(raws[index]!).from!;
+        const sent = sentBySender.get(sender) ?? [];
+        sentBySender.set(sender, sent);
+        const behind = sent.at(-IN_FLIGHT);
+        sent.push(index);
+        answers[index] = Promise.resolve(behind === undefined ? undefined : answers[behind]).then(() =>
+          result(url, 'eth_sendRawTransaction', [raws[index]]),
+        );
+        await answers[index];
       }
     }),
   );
-  return hashes;
+  return Promise.all(answers);
 }
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
