@@ -75,13 +75,15 @@ async function transferQueue(senders: readonly Sender[], chainId: bigint): Promi
 
 /**
  * `eth_getBalance` on each server through autocannon (as `bench:methods` measures), in turns so that
- * other work on the machine lands on both.
+ * other work on the machine lands on both, after a turn on each that is not counted: the first
+ * turn of a process, the client's or a server's, runs code not yet compiled (about half the rate).
  */
 async function readRates(servers: readonly ChainServer[], address: string): Promise<HttpLoadResult[]> {
   const call: PostedCall = {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [address, 'latest'] }),
     problem: (body) => (/"result":"0x[0-9a-f]+"/.test(body) ? undefined : `not a balance: ${body.slice(0, 200)}`),
   };
+  for (const server of servers) await sampleHttpLoad(server.url, call, IN_FLIGHT, READ_SECONDS / READ_TURNS);
   const runs: HttpSamples[][] = servers.map(() => []);
   for (let turn = 0; turn < READ_TURNS; turn++)
     for (const [index, server] of servers.entries())
