@@ -46,3 +46,4 @@ export { stateManagerAt, WorldState } from './chain/state/world-state.js';
 export { TrieReads } from './chain/state/trie-reads.js';
 export { evmCommon } from './chain/evm/evm-common.js';
 export { installCodeAnalysisCache } from './chain/evm/code-analysis-cache.js';
+export { SenderRecoveryThread } from './chain/follower/sender-recovery-thread.js';

@@ -42,7 +42,7 @@ async function sendAll(url: string, raws: readonly string[]): Promise<string[]> 
     Array.from({ length: IN_FLIGHT }, async () => {
       while (next < raws.length) {
         const index = next++;
-        const sender = Transaction.from(raws[index]!).from!;
+        const sender = Transaction.from(raws[index]).from!;
         const sent = sentBySender.get(sender) ?? [];
         sentBySender.set(sender, sent);
         const behind = sent.at(-IN_FLIGHT);

@@ -5,27 +5,37 @@ import type { Chain } from '../chain.js';
 import type { HealthReport } from '../../node/health.js';
 import { ReplicaMismatch, type BlockProducer, type UpstreamBlock } from '../block-producer.js';
 import { decodeNativeTransaction, type NativeTransaction } from '../native/native-transaction.js';
-import { unwrapEvmTransaction } from '../native-tx.js';
 import type { PooledTransaction } from '../pool/pooled-transaction.js';
 import { decodeSignedTransaction, fastTxOptions } from '../pool/raw-transaction.js';
+import { SenderRecoveryThread, type RecoveredTransaction } from './sender-recovery-thread.js';
 import type { CometBlock, UpstreamGateway } from './upstream-gateway.js';
 
 /** Blocks fetched while earlier ones replicate: catching up waits for the network once, not at every block. */
 const FETCH_AHEAD = 16;
 
-/** The producer's blocks up to `last`, fetched up to {@link FETCH_AHEAD} ahead of the one taken. */
+/** A producer's block, its transactions' senders recovered. */
+interface FetchedBlock {
+  readonly comet: CometBlock;
+  readonly transactions: readonly RecoveredTransaction[];
+}
+
+/**
+ * The producer's blocks up to `last`, fetched and their senders recovered up to
+ * {@link FETCH_AHEAD} ahead of the one taken.
+ */
 class BlocksAhead {
-  readonly #fetching = new Map<number, Promise<CometBlock>>();
+  readonly #fetching = new Map<number, Promise<FetchedBlock>>();
 
   constructor(
     private readonly upstream: UpstreamGateway,
     private readonly last: number,
+    private readonly withSenders: (comet: CometBlock) => Promise<FetchedBlock>,
   ) {}
 
-  take(height: number): Promise<CometBlock> {
+  take(height: number): Promise<FetchedBlock> {
     for (let next = height; next <= Math.min(height + FETCH_AHEAD - 1, this.last); next++) {
       if (this.#fetching.has(next)) continue;
-      const fetched = this.upstream.block(next);
+      const fetched = this.upstream.block(next).then(this.withSenders);
       // Awaited when taken; one abandoned after an earlier failure must not be an unhandled rejection.
       fetched.catch(() => undefined);
       this.#fetching.set(next, fetched);
@@ -47,6 +57,7 @@ export class BlockFollower {
   readonly #stopping = new AbortController();
   #following: Promise<void> = Promise.resolve();
   readonly #txOptions: TxOptions;
+  readonly #recovery: SenderRecoveryThread;
   /** Set when a block did not replicate: following stopped there. */
   mismatch: ReplicaMismatch | undefined;
   /** The producer's head when it last answered. */
@@ -65,6 +76,7 @@ export class BlockFollower {
     private readonly logger: Logger,
   ) {
     this.#txOptions = fastTxOptions(chain.common);
+    this.#recovery = new SenderRecoveryThread(chain.chainId);
   }
 
   start(): void {
@@ -81,6 +93,7 @@ export class BlockFollower {
   async stop(): Promise<void> {
     this.#stopping.abort();
     await this.#following;
+    await this.#recovery.stop();
   }
 
   /**
@@ -121,11 +134,11 @@ export class BlockFollower {
         if (pushed !== undefined && Number(pushed.block.header.height) === height) {
           // The block right after the head came with the push: no round trip to the producer.
           this.#upstreamHeight = Math.max(this.#upstreamHeight, height);
-          await this.#replicate(this.#decode(height, pushed));
+          await this.#replicate(this.#decode(height, await this.#withSenders(pushed)));
           continue;
         }
         this.#upstreamHeight = await this.upstream.latestHeight();
-        const ahead = new BlocksAhead(this.upstream, this.#upstreamHeight);
+        const ahead = new BlocksAhead(this.upstream, this.#upstreamHeight, (comet) => this.#withSenders(comet));
         while (!this.#stopping.signal.aborted && this.chain.head().height < this.#upstreamHeight) {
           const height = this.chain.head().height + 1;
           await this.#replicate(this.#decode(height, await ahead.take(height)));
@@ -163,24 +176,28 @@ export class BlockFollower {
     });
   }
 
+  async #withSenders(comet: CometBlock): Promise<FetchedBlock> {
+    return { comet, transactions: await this.#recovery.recover(comet.block.data.txs ?? []) };
+  }
+
   /** The block as the producer serves it: native transactions first, then the EVM ones it wraps. */
-  #decode(height: number, comet: CometBlock): UpstreamBlock {
-    const { header, data } = comet.block;
+  #decode(height: number, { comet, transactions: received }: FetchedBlock): UpstreamBlock {
+    const { header } = comet.block;
     if (Number(header.height) !== height) throw new ReplicaMismatch(height, `the producer sent block ${header.height}`);
     const natives: NativeTransaction[] = [];
     const transactions: PooledTransaction[] = [];
-    for (const [index, encoded] of (data.txs ?? []).entries()) {
-      const bytes = Buffer.from(encoded, 'base64');
-      const raw = unwrapEvmTransaction(bytes);
+    for (const [index, recovered] of received.entries()) {
       try {
-        if (raw === undefined) {
+        if (recovered.kind === 'native') {
           if (transactions.length > 0) throw new Error('a native transaction follows an EVM one');
-          natives.push(decodeNativeTransaction(bytes));
+          natives.push(decodeNativeTransaction(recovered.bytes));
           continue;
         }
-        const tx = decodeSignedTransaction(raw, this.#txOptions);
+        if (recovered.kind === 'invalid') throw new Error(recovered.reason);
+        const { raw } = recovered;
+        const tx = decodeSignedTransaction(raw, this.#txOptions, recovered);
         const sender = tx.getSenderAddress().toString();
-        transactions.push({ tx, raw, hash: bytesToHex(tx.hash()), sender, nonce: tx.nonce, arrival: index });
+        transactions.push({ tx, raw, hash: bytesToHex(recovered.hash), sender, nonce: tx.nonce, arrival: index });
       } catch (error) {
         throw new ReplicaMismatch(height, `its transaction ${index} does not decode: ${(error as Error).message}`);
       }

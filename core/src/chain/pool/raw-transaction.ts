@@ -70,10 +70,19 @@ export function fastTxOptions(chainCommon: Common): TxOptions {
  * A signed transaction decoded by ethereumjs (`options` from {@link fastTxOptions}), its sender's
  * address worked out once: ethereumjs keeps the recovered public key but hashes it again at every
  * `getSenderAddress`, which a block's execution asks four times per transaction. Frozen as
- * ethereumjs freezes it, after the memo is in place.
+ * ethereumjs freezes it, after the memo is in place. With `recovered`, the sender's public key and
+ * the hash that the same decoding worked out on another thread are taken instead of worked out again.
  */
-export function decodeSignedTransaction(raw: Uint8Array, options: TxOptions): TypedTransaction {
+export function decodeSignedTransaction(
+  raw: Uint8Array,
+  options: TxOptions,
+  recovered?: { readonly senderPublicKey: Uint8Array; readonly hash: Uint8Array },
+): TypedTransaction {
   const tx = createTxFromRLP(raw, { ...options, freeze: false });
+  if (recovered !== undefined) {
+    tx.cache.senderPubKey = recovered.senderPublicKey;
+    tx.cache.hash = recovered.hash;
+  }
   const senderOf = tx.getSenderAddress.bind(tx);
   let sender: Address | undefined;
   Object.defineProperty(tx, 'getSenderAddress', { value: () => (sender ??= senderOf()) });
