@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { getBytes, SigningKey, Transaction, Wallet } from 'ethers';
 import { wrapEvmTransaction } from '@evmnode/core';
@@ -19,7 +20,8 @@ describe('SenderRecoveryThread', function () {
     const raws = await Promise.all(
       [0, 1, 2].map((nonce) => sign(devWallet(nonce), { to: Wallet.createRandom().address, value: 1n, nonce })),
     );
-    const recovered = await thread.recover(raws.map((raw) => base64(wrapEvmTransaction(getBytes(raw)))));
+    const wrapped = raws.map((raw) => wrapEvmTransaction(getBytes(raw)));
+    const recovered = await thread.recover(wrapped.map(base64));
     expect(recovered).to.have.length(3);
     recovered.forEach((transaction, index) => {
       const expected = Transaction.from(raws[index]);
@@ -30,6 +32,8 @@ describe('SenderRecoveryThread', function () {
         // Uncompressed, without its 0x04 prefix, as ethereumjs keeps it.
         senderPublicKey: getBytes(publicKey).subarray(1),
         hash: getBytes(expected.hash!),
+        // The native transaction's hash, as CometBFT names a transaction: SHA-256 of its bytes.
+        nativeHash: new Uint8Array(createHash('sha256').update(wrapped[index]!).digest()),
       });
     });
   });

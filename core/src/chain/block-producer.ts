@@ -14,7 +14,6 @@ import { NativeEffects } from './native/native-effects.js';
 import { deliver, type Delivered, type NativeRules } from './native/native-executor.js';
 import { nativeRecordsOf } from './native/native-records.js';
 import type { NativeTransaction } from './native/native-transaction.js';
-import { nativeTxHash, wrapEvmTransaction } from './native-tx.js';
 import { effectiveTip, type PooledTransaction } from './pool/pooled-transaction.js';
 import {
   blockRecordOf,
@@ -87,6 +86,7 @@ interface DeliveredNative {
 /** What executing one transaction left behind. */
 interface Executed {
   readonly raw: Uint8Array;
+  readonly nativeHash: Uint8Array;
   readonly receipt: ReceiptRecord;
   readonly tip: bigint;
   /** What the block's results commitment covers. */
@@ -322,7 +322,7 @@ export class BlockProducer {
       stateRootEnd = performance.now();
 
       const { executed, natives } = execution;
-      const nativeHashes = executed.map(({ raw }) => nativeTxHash(wrapEvmTransaction(raw)));
+      const nativeHashes = executed.map(({ nativeHash }) => nativeHash);
       const { stored, synthetic, views } = nativeRecordsOf(natives, height);
       const header: ConsensusHeader = {
         chainId: this.chain.chainId,
@@ -477,6 +477,7 @@ export class BlockProducer {
         logIndex += receipt.logs.length;
         execution.executed.push({
           raw: pooled.raw,
+          nativeHash: pooled.nativeHash,
           receipt,
           tip: effectiveTip(pooled.tx, baseFee),
           result: { status: receipt.status, gasUsed: result.totalGasSpent, bloom: result.bloom.bitvector },

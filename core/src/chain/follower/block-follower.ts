@@ -197,7 +197,8 @@ export class BlockFollower {
         const { raw } = recovered;
         const tx = decodeSignedTransaction(raw, this.#txOptions, recovered);
         const sender = tx.getSenderAddress().toString();
-        transactions.push({ tx, raw, hash: bytesToHex(recovered.hash), sender, nonce: tx.nonce, arrival: index });
+        const { hash, nativeHash } = recovered;
+        transactions.push({ tx, raw, hash: bytesToHex(hash), sender, nonce: tx.nonce, arrival: index, nativeHash });
       } catch (error) {
         throw new ReplicaMismatch(height, `its transaction ${index} does not decode: ${(error as Error).message}`);
       }

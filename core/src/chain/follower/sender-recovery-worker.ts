@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { evmCommon } from '../evm/evm-common.js';
-import { unwrapEvmTransaction } from '../native-tx.js';
+import { nativeTxHash, unwrapEvmTransaction, wrapEvmTransaction } from '../native-tx.js';
 import { decodeSignedTransaction, fastTxOptions } from '../pool/raw-transaction.js';
 import type {
   RecoveredTransaction,
@@ -20,7 +20,8 @@ function recovered(encoded: string): RecoveredTransaction {
   try {
     const tx = decodeSignedTransaction(raw, options);
     const senderPublicKey = new Uint8Array(tx.getSenderPublicKey());
-    return { kind: 'evm', raw: new Uint8Array(raw), senderPublicKey, hash: tx.hash() };
+    const nativeHash = nativeTxHash(wrapEvmTransaction(raw));
+    return { kind: 'evm', raw: new Uint8Array(raw), senderPublicKey, hash: tx.hash(), nativeHash };
   } catch (error) {
     return { kind: 'invalid', reason: (error as Error).message };
   }

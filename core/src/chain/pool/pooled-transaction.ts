@@ -10,6 +10,11 @@ export interface PooledTransaction {
   readonly nonce: bigint;
   /** Admission order, the tie-breaker between equal tips. */
   readonly arrival: number;
+  /**
+   * The hash of the native transaction that carries it, as every EVM transaction on this chain is
+   * carried: worked out before the block that includes it, which indexes it.
+   */
+  readonly nativeHash: Uint8Array;
 }
 
 /** The most a transaction pays per gas: `maxFeePerGas`, or `gasPrice` for legacy types. */

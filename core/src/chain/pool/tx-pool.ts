@@ -4,6 +4,7 @@ import { bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import { comparePrice, effectiveTip, feeCap, tipCap, type PooledTransaction } from './pooled-transaction.js';
 import { claimedChainId, decodeSignedTransaction, fastTxOptions, feeFieldsOf } from './raw-transaction.js';
 import { Rejections } from './rejections.js';
+import { nativeTxHash, wrapEvmTransaction } from '../native-tx.js';
 import { ChainParams } from '../chain-params.js';
 import type { SenderPool } from '../../api/tx-pool-reader.js';
 
@@ -311,7 +312,15 @@ export class TxPool {
     // A block may have included the sender's transactions while its account was read.
     if (txs !== undefined && tx.nonce < txs.stateNonce) throw Rejections.nonceTooLow(txs.stateNonce, tx.nonce);
     const existing = txs?.byNonce.get(tx.nonce);
-    const pooled: PooledTransaction = { tx, raw, hash, sender, nonce: tx.nonce, arrival: ++this.#arrivals };
+    const pooled: PooledTransaction = {
+      tx,
+      raw,
+      hash,
+      sender,
+      nonce: tx.nonce,
+      arrival: ++this.#arrivals,
+      nativeHash: nativeTxHash(wrapEvmTransaction(raw)),
+    };
     if (existing !== undefined) {
       // A replacement must raise both fee fields by at least 10%.
       const enough = (next: bigint, previous: bigint) => next * 100n >= previous * 110n;
