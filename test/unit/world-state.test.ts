@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { RLP, type NestedUint8Array } from '@ethereumjs/rlp';
 import { Account, Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { Bucket, bucketRange, MemoryStore } from '@evmnode/core';
 import {
@@ -213,6 +215,26 @@ describe('WorldState', () => {
     expect(bytesToHex(await fresh.getCode(contract))).to.equal(bytesToHex(code));
     expect(bytesToHex(await fresh.getStorage(contract, slot(1)))).to.equal('0x11');
     for (let n = 3; n <= 30; n++) expect(await fresh.getStorage(contract, slot(n))).to.deep.equal(new Uint8Array([n]));
+  });
+
+  it('stores every node a trie holds whatever its shape: extensions, and nodes small enough to sit inside their parent', async () => {
+    const kv = new MemoryStore();
+    const nodes = new TrieNodeStore(kv);
+    // Unhashed keys sharing long prefixes and one-byte values: extensions, and leaves under 32
+    // bytes, which their branch holds in itself instead of by hash.
+    const trie = new MerklePatriciaTrie({ db: nodes, useKeyHashing: false });
+    const entries = Array.from({ length: 40 }, (_, n) => [Uint8Array.of(0xab, 0xcd, n >> 3, n), Uint8Array.of(n + 1)]);
+    for (const [key, value] of entries) await trie.put(key!, value!);
+    await commitBlock(kv, nodes, trie.root());
+    const stored: NestedUint8Array[] = [];
+    for await (const [, value] of kv.iterate(bucketRange(Bucket.StateNode)))
+      stored.push(RLP.decode(value) as NestedUint8Array);
+    const isExtension = (node: NestedUint8Array) => node.length === 2 && (node[0] as Uint8Array)[0]! >> 4 < 2;
+    expect(stored.some(isExtension)).to.equal(true);
+    expect(stored.some((node) => node.length === 17 && node.some((child) => Array.isArray(child)))).to.equal(true);
+
+    const fresh = new MerklePatriciaTrie({ db: new TrieNodeStore(kv), root: trie.root(), useKeyHashing: false });
+    for (const [key, value] of entries) expect(await fresh.get(key!)).to.deep.equal(value);
   });
 
   it('keeps the trie nodes blocks stored readable from memory, not only the last few blocks', async () => {
