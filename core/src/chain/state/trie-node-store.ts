@@ -124,7 +124,7 @@ export class TrieNodeStore implements DB<Key, Value> {
       const [path, value] = node as [Uint8Array, Uint8Array | NestedUint8Array];
       if (path[0]! >> 4 < 2) return follow(value);
       // An account's leaf (a list of four) names its storage trie; a slot's leaf holds bytes.
-      const account = RLP.decode(value as Uint8Array);
+      const account = RLP.decode(value);
       if (Array.isArray(account) && account.length === 4) follow(account[2] as Uint8Array);
     };
     for (let hex = hashes.pop(); hex !== undefined; hex = hashes.pop()) {
