@@ -211,6 +211,9 @@ for (const balancer of [NGINX, HAPROXY]) {
         const checkedPorts = await portsFor(healthy, stopped);
         const checked = await balancer.start(binary!, checkedPorts);
         try {
+          // It stops once it has tried block 1, some time after its start.
+          const deadline = Date.now() + 10_000;
+          while ((await fetch(`${stopped.url}/health`)).status !== 503 && Date.now() < deadline) await sleep(50);
           expect((await fetch(`${stopped.url}/health`)).status).to.equal(503);
           expect((await rpc(stopped.url, 'eth_chainId')).result).to.equal('0x3e7');
           const url = `http://127.0.0.1:${checkedPorts['8080']}/`;

@@ -23,6 +23,7 @@ describe('SenderRecoveryThread', function () {
     const wrapped = raws.map((raw) => wrapEvmTransaction(getBytes(raw)));
     const recovered = await thread.recover(wrapped.map(base64));
     expect(recovered).to.have.length(3);
+    expect(await thread.recover([])).to.deep.equal([]);
     recovered.forEach((transaction, index) => {
       const expected = Transaction.from(raws[index]);
       const publicKey = SigningKey.computePublicKey(devWallet(index).privateKey, false);

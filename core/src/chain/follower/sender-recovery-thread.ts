@@ -48,6 +48,8 @@ export class SenderRecoveryThread {
   constructor(private readonly chainId: bigint) {}
 
   recover(txs: readonly string[]): Promise<readonly RecoveredTransaction[]> {
+    // An empty block has nothing to recover: it need not wait for the worker, nor start it.
+    if (txs.length === 0) return Promise.resolve([]);
     const { worker, pending } = (this.#current ??= this.#spawn());
     const id = this.#nextId++;
     return new Promise<RecoveryReply>((resolve, reject) => {
