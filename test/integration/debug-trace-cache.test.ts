@@ -170,6 +170,37 @@ describe('debug-trace: the trace cache', function () {
     });
   });
 
+  describe('while the node is busy', () => {
+    let node: TestNode;
+    before(async () => {
+      node = await startTestNode({ config: { consensus: { block_time: 100 }, ...DEBUG_LOGS } });
+    });
+    after(() => node.stop());
+
+    it("waits to bake a block while the node's thread is mostly busy, then bakes it", async () => {
+      // The test shares the node's thread: busy for 40 ms of every 50 (80%) until released.
+      let busy = true;
+      const hogging = (async () => {
+        while (busy) {
+          const until = performance.now() + 40;
+          while (performance.now() < until);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      })();
+      try {
+        const hash = await submit(node.url, await sign(devWallet(0), { nonce: 0, to: RECIPIENT, value: 1n }));
+        const height = await oneBlockOf(node, [hash]);
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        expect(bakedHeights(node)).to.not.include(height);
+        busy = false;
+        await hogging;
+        await untilBaked(node, height);
+      } finally {
+        busy = false;
+      }
+    });
+  });
+
   describe('after a restart', () => {
     let home: string;
     let node: TestNode | undefined;

@@ -18,14 +18,23 @@ const BAKING_CONFIG = {
  * after it commits. Blocks without EVM transactions, which need no replay, are marked at once.
  */
 const QUIET_MS = 20;
-/** ...or once it has waited this long, so that baking still moves while blocks never stop coming. */
-const MAX_WAIT_MS = 1_000;
+/**
+ * ...and once the node's thread has been mostly idle over this long: baking shares that thread,
+ * and under a stream of transactions it would take the time admitting them needs (a fifth of the
+ * ERC20 transfers a node could take in).
+ */
+const IDLE_WINDOW_MS = 50;
+/** The share of {@link IDLE_WINDOW_MS} the thread may have been busy for baking to go ahead. */
+const BUSY_SHARE = 0.5;
+/** ...or once it has waited this long, so that baking still moves while the node is never idle. */
+const MAX_WAIT_MS = 5_000;
 
 /**
  * Bakes committed blocks' traces into the {@link TraceStore} in the background (decisions.md D7):
  * one block at a time, oldest first, from the last baked one (or the oldest block traces may
- * reach) to the head, then each block as it commits, when the node is between blocks. One replay
- * per block runs the baked tracers together; blocks without EVM transactions are only marked.
+ * reach) to the head, then each block as it commits, when the node is between blocks and idle.
+ * One replay per block runs the baked tracers together; blocks without EVM transactions are only
+ * marked.
  */
 export class TraceBaker {
   readonly #stopped = new AbortController();
@@ -85,14 +94,19 @@ export class TraceBaker {
     }
   }
 
-  /** Resolves once no block has committed for {@link QUIET_MS}, or after {@link MAX_WAIT_MS}. */
-  async #betweenBlocks(): Promise<void> {
-    const waitingSince = performance.now();
+  /**
+   * Resolves once no block has committed for {@link QUIET_MS} and the thread was mostly idle over
+   * the last {@link IDLE_WINDOW_MS}, or after {@link MAX_WAIT_MS}.
+   */
+  async #whenIdle(): Promise<void> {
+    const giveUpAt = performance.now() + MAX_WAIT_MS;
     for (;;) {
+      const quietAt = this.#lastBlockAt + QUIET_MS;
+      const since = performance.eventLoopUtilization();
+      await sleep(Math.max(IDLE_WINDOW_MS, quietAt - performance.now()), undefined, { signal: this.#stopped.signal });
       const now = performance.now();
-      const wait = Math.min(this.#lastBlockAt + QUIET_MS, waitingSince + MAX_WAIT_MS) - now;
-      if (wait <= 0) return;
-      await sleep(wait, undefined, { signal: this.#stopped.signal });
+      const idle = performance.eventLoopUtilization(since).utilization < BUSY_SHARE;
+      if ((idle && now >= this.#lastBlockAt + QUIET_MS) || now >= giveUpAt) return;
     }
   }
 
@@ -118,7 +132,7 @@ export class TraceBaker {
   async #bake(height: number): Promise<BakedTransaction[]> {
     const block = await this.chain.blockAt(height);
     if (block === undefined || block.transactions.length === 0) return [];
-    await this.#betweenBlocks();
+    await this.#whenIdle();
     const tracers: TransactionTracer[] = [];
     // Baking has no deadline of its own: it stops only with the node.
     const run = {
