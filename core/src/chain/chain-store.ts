@@ -233,7 +233,7 @@ export class ChainStore {
   async commit(committed: CommittedBlock, nodes: TrieNodeStore): Promise<void> {
     const { block, receipts, rawTransactions, nativeHashes, nativeTransactions, syntheticTransactions } = committed;
     const batch = this.database.batch();
-    nodes.moveInto(batch, hexToBytes(block.stateRoot));
+    nodes.moveInto(batch);
     const height = block.height;
     const blockBytes = jsonBytes(block);
     batch.put(bucketKey(Bucket.Block, height), blockBytes);

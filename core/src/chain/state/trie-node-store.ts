@@ -1,4 +1,3 @@
-import { RLP, type NestedUint8Array } from '@ethereumjs/rlp';
 import type { BatchDBOp, DB } from '@ethereumjs/util';
 import { LRUCache } from 'lru-cache';
 import { Bucket, bucketKey } from '../../storage/buckets.js';
@@ -27,9 +26,6 @@ function valueBytes(value: Value): Uint8Array {
  */
 const CACHED_BYTES = 4 * 1024 * 1024;
 
-/** A trie node's key: its 32-byte hash, in hex. The store's other entries (code) have longer keys. */
-const NODE_KEY_HEX = 64;
-
 /**
  * The state trie's node store on the node's database. Writes made while a block executes stay in
  * memory (and are read back from there) until {@link moveInto} puts them into that block's write
@@ -57,7 +53,11 @@ export class TrieNodeStore implements DB<Key, Value> {
   }
 
   put(key: Key, value: Value): Promise<void> {
-    this.#pending.set(Buffer.from(keyBytes(key)).toString('hex'), valueBytes(value));
+    const hex = Buffer.from(keyBytes(key)).toString('hex');
+    // ethereumjs' checkpoint database writes back, at its last commit, every node it read from
+    // here during the checkpoint: one known to be stored is not stored again.
+    if (this.#cached.has(hex) && !this.#pending.has(hex)) return Promise.resolve();
+    this.#pending.set(hex, valueBytes(value));
     return Promise.resolve();
   }
 
@@ -82,58 +82,16 @@ export class TrieNodeStore implements DB<Key, Value> {
   }
 
   /**
-   * Moves the pending writes that the state at `stateRoot` holds into `batch`; they are readable
-   * from the store once it is written. The trie hashes and writes its path again at every account
-   * and slot a block changes, so most nodes a block made belong to none of its states but a
-   * passing one (about 60% in a block of transfers): those are dropped, not stored.
+   * Moves the pending writes into `batch`; they are readable from the store once it is written.
+   * A block's state writes each trie in one batch (`updateTrie`), so every node it made belongs
+   * to its state.
    */
-  moveInto(batch: WriteBatch, stateRoot: Uint8Array): void {
-    const live = this.#pendingReachableFrom(stateRoot);
+  moveInto(batch: WriteBatch): void {
     for (const [hex, value] of this.#pending) {
-      if (value !== undefined && hex.length === NODE_KEY_HEX && !live.has(hex)) {
-        this.#pending.delete(hex);
-        continue;
-      }
       const key = bucketKey(Bucket.StateNode, Buffer.from(hex, 'hex'));
       if (value === undefined) batch.del(key);
       else batch.put(key, value);
     }
-  }
-
-  /**
-   * The pending trie nodes reachable from `root`, the storage tries of the accounts they hold
-   * included. A node already stored holds only stored nodes below it, so the walk stops there.
-   * Nodes are read as RLP lists, not as ethereumjs' node objects (whose keys it turns into
-   * nibbles): only their references are wanted, a third of the time.
-   */
-  #pendingReachableFrom(root: Uint8Array): Set<string> {
-    const reached = new Set<string>();
-    const hashes = [Buffer.from(root).toString('hex')];
-    // A reference is a node's hash, or a node under 32 bytes held in its parent, which is too
-    // small to hold a hash itself: nothing below it is stored apart.
-    const follow = (reference: Uint8Array | NestedUint8Array): void => {
-      if (!Array.isArray(reference) && reference.length === 32) hashes.push(Buffer.from(reference).toString('hex'));
-    };
-    const visit = (node: NestedUint8Array): void => {
-      // A branch: sixteen children and a value no state trie uses.
-      if (node.length === 17) {
-        for (let index = 0; index < 16; index++) follow(node[index]!);
-        return;
-      }
-      // A leaf or an extension: the first nibble of its compact-encoded path tells which (0 or 1, an extension).
-      const [path, value] = node as [Uint8Array, Uint8Array | NestedUint8Array];
-      if (path[0]! >> 4 < 2) return follow(value);
-      // An account's leaf (a list of four) names its storage trie; a slot's leaf holds bytes.
-      const account = RLP.decode(value);
-      if (Array.isArray(account) && account.length === 4) follow(account[2] as Uint8Array);
-    };
-    for (let hex = hashes.pop(); hex !== undefined; hex = hashes.pop()) {
-      const bytes = this.#pending.get(hex);
-      if (bytes === undefined || reached.has(hex)) continue;
-      reached.add(hex);
-      visit(RLP.decode(bytes) as NestedUint8Array);
-    }
-    return reached;
   }
 
   /** Called once the batch holding the pending writes is written: they are cached as stored. */

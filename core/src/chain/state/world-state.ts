@@ -1,12 +1,23 @@
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { Caches, CacheType, MerkleStateManager } from '@ethereumjs/statemanager';
+import { Caches, CacheType, CODEHASH_PREFIX, MerkleStateManager } from '@ethereumjs/statemanager';
 import { RLP } from '@ethereumjs/rlp';
-import { Account, Address, createAccountFromRLP, hexToBytes, unpadBytes, ValueEncoding } from '@ethereumjs/util';
+import {
+  Account,
+  Address,
+  concatBytes,
+  createAccountFromRLP,
+  hexToBytes,
+  unpadBytes,
+  unprefixedHexToBytes,
+  ValueEncoding,
+} from '@ethereumjs/util';
+import { keccak256 } from '../native-crypto.js';
 import type { StateAccess } from '../../api/replayer.js';
 import { stateAccessOf, type StateRecordKind } from './state-access.js';
 import type { TrieNodeStore } from './trie-node-store.js';
 import type { TrieReads } from './trie-reads.js';
+import { updateTrie, type TrieUpdate } from './trie-batch-update.js';
 import type { Genesis } from '../genesis.js';
 import { addressPairOf, associate } from '../native/association.js';
 import { Auth } from '../native/auth.js';
@@ -150,6 +161,47 @@ export class WorldState extends MerkleStateManager {
     if (storage === undefined || slot.length !== 32 || value.length > 32) return super.putStorage(address, slot, value);
     if ((await this.getAccount(address)) === undefined) return super.putStorage(address, slot, value);
     storage.put(address, slot, RLP.encode(unpadBytes(value)));
+  }
+
+  /**
+   * ethereumjs' flush of the caches into the tries (code, then storage, then accounts), each trie
+   * written in one batch ({@link updateTrie}) instead of key by key: a block's upper trie nodes
+   * are hashed and stored once, not once per account it changed.
+   */
+  override async flush(): Promise<void> {
+    const caches = this._caches;
+    if (caches === undefined) return super.flush();
+    for (const [addressHex, { code }] of caches.code?.flush() ?? []) {
+      if (code === undefined) continue;
+      const address = new Address(unprefixedHexToBytes(addressHex));
+      const codeHash = keccak256(code);
+      await this._getCodeDB().put(this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, codeHash) : codeHash, code);
+      if ((await this.getAccount(address)) === undefined) await this.putAccount(address, new Account());
+      await this.modifyAccountFields(address, { codeHash });
+    }
+    const slotsByAccount = new Map<string, TrieUpdate[]>();
+    for (const [addressHex, slotHex, value] of caches.storage?.flush() ?? []) {
+      const decoded = RLP.decode(value ?? new Uint8Array()) as Uint8Array;
+      const update = {
+        key: keccak256(unprefixedHexToBytes(slotHex)),
+        value: decoded.length > 0 ? RLP.encode(decoded) : undefined,
+      };
+      const slots = slotsByAccount.get(addressHex);
+      if (slots === undefined) slotsByAccount.set(addressHex, [update]);
+      else slots.push(update);
+    }
+    for (const [addressHex, slots] of slotsByAccount) {
+      const address = new Address(unprefixedHexToBytes(addressHex));
+      const account = await this.getAccount(address);
+      if (account === undefined) continue;
+      account.storageRoot = await updateTrie(this._getStorageTrie(address, account), slots, keccak256);
+      await this.putAccount(address, account);
+    }
+    const accounts = (caches.account?.flush() ?? []).map(([addressHex, { accountRLP }]) => ({
+      key: keccak256(unprefixedHexToBytes(addressHex)),
+      value: accountRLP,
+    }));
+    await updateTrie(this._trie, accounts, keccak256);
   }
 
   /** Every slot of `address` cleared: reported as a write of its storage key without a slot. */

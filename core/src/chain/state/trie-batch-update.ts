@@ -1,0 +1,237 @@
+import {
+  BranchMPTNode,
+  decodeMPTNode,
+  decodeRawMPTNode,
+  ExtensionMPTNode,
+  LeafMPTNode,
+  type CheckpointDB,
+  type MerklePatriciaTrie,
+  type MPTNode,
+} from '@ethereumjs/mpt';
+import type { NestedUint8Array } from '@ethereumjs/rlp';
+import { bytesToHex, type BatchDBOp } from '@ethereumjs/util';
+
+/** A key's new value (undefined: the key is deleted). Keys are the trie's own: already hashed, all of one length. */
+export interface TrieUpdate {
+  readonly key: Uint8Array;
+  readonly value: Uint8Array | undefined;
+}
+
+/**
+ * How a parent refers to a child: the child's hash, or the child itself (as an RLP list) when it
+ * encodes to under 32 bytes. Left as is, a reference keeps the child as stored.
+ */
+type Reference = Uint8Array | NestedUint8Array;
+
+/** A node the update changes or makes, kept in memory until the whole update is applied. */
+type Changed =
+  | { readonly kind: 'leaf'; readonly path: number[]; readonly value: Uint8Array }
+  | { readonly kind: 'extension'; readonly path: number[]; readonly child: Slot }
+  | { readonly kind: 'branch'; readonly children: Slot[] };
+
+/** A place for a node: empty, an unchanged node by reference, or a changed one. */
+type Slot = null | Reference | Changed;
+
+/** A key to be written, as nibbles. */
+interface Entry {
+  readonly nibbles: number[];
+  readonly value: Uint8Array | undefined;
+}
+
+const isChanged = (slot: Slot): slot is Changed => slot !== null && !Array.isArray(slot) && 'kind' in slot;
+
+function nibblesOf(key: Uint8Array): number[] {
+  const nibbles = new Array<number>(key.length * 2);
+  for (let index = 0; index < key.length; index++) {
+    nibbles[2 * index] = key[index]! >> 4;
+    nibbles[2 * index + 1] = key[index]! & 15;
+  }
+  return nibbles;
+}
+
+/**
+ * Applies many writes to a Merkle Patricia trie at once, with the result ethereumjs' `put` and
+ * `del` give one key at a time: the same root and the same stored nodes. One at a time, every
+ * write hashes and stores its whole path again, so a block that changes 600 accounts hashed and
+ * stored each upper node hundreds of times, all but the last version garbage; here each node
+ * the writes change is built in memory, then hashed and stored once. Returns the new root; the
+ * trie is moved to it.
+ */
+export async function updateTrie(
+  trie: MerklePatriciaTrie,
+  updates: readonly TrieUpdate[],
+  hash: (bytes: Uint8Array) => Uint8Array,
+): Promise<Uint8Array> {
+  if (updates.length === 0) return trie.root();
+  const db = trie.database();
+  const entries = updates
+    .map(({ key, value }) => ({ key: bytesToHex(key), nibbles: nibblesOf(key), value }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const keyLength = entries[0]!.nibbles.length;
+  if (entries.some(({ nibbles }) => nibbles.length !== keyLength))
+    throw new Error('a batch trie update takes keys of one length');
+  const root = trie.root();
+  const start: Slot = equalBytes(root, trie.EMPTY_TRIE_ROOT) ? null : root;
+  const updated = await update(new NodeReader(db), start, 0, entries);
+  const writes: BatchDBOp[] = [];
+  trie.root(updated === null ? trie.EMPTY_TRIE_ROOT : (store(writes, hash, updated, true) as Uint8Array));
+  await db.batch(writes);
+  return trie.root();
+}
+
+/** Reads unchanged nodes into changeable form. */
+class NodeReader {
+  constructor(private readonly db: CheckpointDB) {}
+
+  async read(reference: Reference): Promise<Changed> {
+    const node = await this.#lookup(reference);
+    if (node instanceof LeafMPTNode) return { kind: 'leaf', path: node.key(), value: node.value() };
+    if (node instanceof ExtensionMPTNode)
+      return { kind: 'extension', path: node.key(), child: node.value() as Reference };
+    // State tries' keys are all of one length, so no branch holds a value.
+    if (node.value() !== null) throw new Error('a batch trie update takes no trie with values in branches');
+    const children: Slot[] = [];
+    for (let index = 0; index < 16; index++) children.push(node.getBranch(index));
+    return { kind: 'branch', children };
+  }
+
+  async #lookup(reference: Reference): Promise<MPTNode> {
+    if (Array.isArray(reference)) return decodeRawMPTNode(reference as Uint8Array[]);
+    const bytes = await this.db.get(reference);
+    if (bytes === undefined) throw new Error(`trie node ${bytesToHex(reference)} is missing`);
+    return decodeMPTNode(bytes);
+  }
+}
+
+/** `slot` (at `depth` nibbles into every key) with `entries` (sorted, all below it) applied. */
+async function update(reader: NodeReader, slot: Slot, depth: number, entries: readonly Entry[]): Promise<Slot> {
+  if (entries.length === 0) return slot;
+  if (slot === null)
+    return build(
+      depth,
+      entries.filter(({ value }) => value !== undefined),
+    );
+  const node = isChanged(slot) ? slot : await reader.read(slot);
+  if (node.kind === 'leaf') {
+    // The leaf's key, unless an entry replaces or deletes it, joins the entries and the rest is built afresh.
+    const leafKey = [...entries[0]!.nibbles.slice(0, depth), ...node.path];
+    const kept = entries.some(({ nibbles }) => equalFrom(nibbles, leafKey, depth))
+      ? []
+      : [{ nibbles: leafKey, value: node.value }];
+    return build(depth, [...kept, ...entries].filter(({ value }) => value !== undefined).sort(byNibbles));
+  }
+  if (node.kind === 'extension') {
+    let shared = node.path.length;
+    for (const { nibbles } of entries) shared = Math.min(shared, sharedLength(node.path, nibbles, depth));
+    if (shared === node.path.length)
+      return joined(reader, node.path, await update(reader, node.child, depth + shared, entries));
+    // Some keys leave the extension's path: it becomes a branch where they leave, below what all share.
+    const rest = node.path.slice(shared + 1);
+    const children: Slot[] = new Array<Slot>(16).fill(null);
+    children[node.path[shared]!] =
+      rest.length === 0 ? node.child : { kind: 'extension', path: rest, child: node.child };
+    const branch = await update(reader, { kind: 'branch', children }, depth + shared, entries);
+    return joined(reader, node.path.slice(0, shared), branch);
+  }
+  const children = [...node.children];
+  const groups = groupByNibble(entries, depth);
+  await Promise.all(
+    groups.map(async ([nibble, group]) => {
+      children[nibble] = await update(reader, children[nibble]!, depth + 1, group);
+    }),
+  );
+  const left = children.flatMap((child, nibble) => (child === null ? [] : [nibble]));
+  if (left.length === 0) return null;
+  // A branch left with one child is folded into it, as the trie never keeps such a branch.
+  if (left.length === 1) return joined(reader, [left[0]!], children[left[0]!]!);
+  return { kind: 'branch', children };
+}
+
+/** A new subtrie holding `entries` (sorted, none deleted), `depth` nibbles into their keys. */
+function build(depth: number, entries: readonly Entry[]): Slot {
+  if (entries.length === 0) return null;
+  const first = entries[0]!;
+  if (entries.length === 1) return { kind: 'leaf', path: first.nibbles.slice(depth), value: first.value! };
+  // Sorted keys: what the first and last share, all share.
+  const shared = sharedLength(first.nibbles.slice(depth), entries[entries.length - 1]!.nibbles, depth);
+  if (shared > 0)
+    return {
+      kind: 'extension',
+      path: first.nibbles.slice(depth, depth + shared),
+      child: build(depth + shared, entries),
+    };
+  const children: Slot[] = new Array<Slot>(16).fill(null);
+  for (const [nibble, group] of groupByNibble(entries, depth)) children[nibble] = build(depth + 1, group);
+  return { kind: 'branch', children };
+}
+
+/** `path` followed by `slot`, in the trie's form: leaves and extensions take the path into their own. */
+async function joined(reader: NodeReader, path: number[], slot: Slot): Promise<Slot> {
+  if (path.length === 0 || slot === null) return slot;
+  const node = isChanged(slot) ? slot : await reader.read(slot);
+  if (node.kind === 'leaf') return { kind: 'leaf', path: [...path, ...node.path], value: node.value };
+  if (node.kind === 'extension') return { kind: 'extension', path: [...path, ...node.path], child: node.child };
+  // An unchanged branch stays as stored, by its reference.
+  return { kind: 'extension', path, child: slot };
+}
+
+/**
+ * Encodes a changed node, its changed children first, and lists for storing those of 32 bytes or
+ * more (and the root, always) under their hash, as ethereumjs' `_formatNode` does. Returns its
+ * reference.
+ */
+function store(writes: BatchDBOp[], hash: (bytes: Uint8Array) => Uint8Array, slot: Slot, root = false): Reference {
+  if (!isChanged(slot)) return slot ?? new Uint8Array();
+  let node: MPTNode;
+  if (slot.kind === 'leaf') node = new LeafMPTNode(slot.path, slot.value);
+  else if (slot.kind === 'extension')
+    node = new ExtensionMPTNode(slot.path, store(writes, hash, slot.child) as Uint8Array);
+  else {
+    const branch = new BranchMPTNode();
+    slot.children.forEach((child, nibble) => {
+      if (child !== null) branch.setBranch(nibble, store(writes, hash, child) as Uint8Array);
+    });
+    node = branch;
+  }
+  const encoded = node.serialize();
+  if (encoded.length < 32 && !root) return node.raw() as NestedUint8Array;
+  const nodeHash = hash(encoded);
+  writes.push({ type: 'put', key: nodeHash, value: encoded });
+  return nodeHash;
+}
+
+function groupByNibble(entries: readonly Entry[], depth: number): [number, Entry[]][] {
+  const groups = new Map<number, Entry[]>();
+  for (const entry of entries) {
+    const nibble = entry.nibbles[depth]!;
+    const group = groups.get(nibble);
+    if (group === undefined) groups.set(nibble, [entry]);
+    else group.push(entry);
+  }
+  return [...groups];
+}
+
+/** How many nibbles `path` shares with `nibbles` from `depth` on. */
+function sharedLength(path: readonly number[], nibbles: readonly number[], depth: number): number {
+  let shared = 0;
+  while (shared < path.length && depth + shared < nibbles.length && path[shared] === nibbles[depth + shared]) shared++;
+  return shared;
+}
+
+function equalFrom(a: readonly number[], b: readonly number[], from: number): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = from; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
+}
+
+function byNibbles(a: Entry, b: Entry): number {
+  for (let index = 0; index < a.nibbles.length; index++) {
+    const difference = a.nibbles[index]! - b.nibbles[index]!;
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, index) => byte === b[index]);
+}

@@ -1,0 +1,141 @@
+import { expect } from 'chai';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { bytesToHex, MapDB } from '@ethereumjs/util';
+import { keccak256, updateTrie, type TrieUpdate } from '@evmnode/core/internal';
+
+/** A deterministic byte source, so that a failing case can be run again. */
+function randomBytes(seed: number): (length: number) => Uint8Array {
+  let state = seed >>> 0 || 1;
+  return (length) => {
+    const bytes = new Uint8Array(length);
+    for (let index = 0; index < length; index++) {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      bytes[index] = state & 255;
+    }
+    return bytes;
+  };
+}
+
+/** A trie on its own in-memory database, keys not hashed: the cases choose the keys' shapes. */
+const newTrie = () => new MerklePatriciaTrie({ db: new MapDB(), useKeyHashing: false });
+
+/** The hashes of every stored node reachable from the trie's root (the walk fails on a missing one). */
+async function storedNodesOf(trie: MerklePatriciaTrie): Promise<Set<string>> {
+  const nodes = new Set<string>();
+  await trie.walkTrie(trie.root(), (reference, node, _key, controller) => {
+    if (reference instanceof Uint8Array && reference.length === 32) nodes.add(bytesToHex(reference));
+    controller.allChildren(node!);
+  });
+  return nodes;
+}
+
+/** The value of each of `keys` in the trie (null where it has none). */
+async function valuesOf(trie: MerklePatriciaTrie, keys: readonly Uint8Array[]): Promise<(string | null)[]> {
+  return Promise.all(
+    keys.map(async (key) => ((value) => (value === null ? null : bytesToHex(value)))(await trie.get(key))),
+  );
+}
+
+/**
+ * Keys that share long prefixes (extensions, and branches deep down) and values short enough to
+ * be held inside their parent node (under 32 bytes encoded) as well as long ones.
+ */
+function keyFactory(random: (length: number) => Uint8Array): () => Uint8Array {
+  const prefixes = [random(0), random(3), random(10), random(25), random(31)];
+  return () => {
+    const prefix = prefixes[random(1)[0]! % prefixes.length]!;
+    const key = new Uint8Array(32);
+    key.set(random(32));
+    key.set(prefix);
+    return key;
+  };
+}
+
+const valueOf = (random: (length: number) => Uint8Array) =>
+  random(1 + (random(1)[0]! % 3 === 0 ? 40 : random(1)[0]! % 6));
+
+describe('batch trie update', () => {
+  for (let seed = 1; seed <= 40; seed++) {
+    it(`gives the root and nodes that one write at a time gives (case ${seed})`, async () => {
+      const random = randomBytes(seed);
+      const newKey = keyFactory(random);
+      const base = newTrie();
+      const keys: Uint8Array[] = [];
+      for (let count = random(1)[0]! % 60; count > 0; count--) {
+        const key = newKey();
+        keys.push(key);
+        await base.put(key, valueOf(random));
+      }
+      const updates: TrieUpdate[] = [];
+      const touched = new Set<string>();
+      const add = (key: Uint8Array, value: Uint8Array | undefined) => {
+        if (touched.has(bytesToHex(key))) return;
+        touched.add(bytesToHex(key));
+        updates.push({ key, value });
+      };
+      for (const key of keys) {
+        const choice = random(1)[0]! % 4;
+        if (choice === 0) add(key, undefined);
+        else if (choice === 1) add(key, valueOf(random));
+      }
+      for (let count = random(1)[0]! % 40; count > 0; count--) add(newKey(), valueOf(random));
+      // Deleting keys that are not there changes nothing.
+      add(newKey(), undefined);
+      // Some cases delete every key.
+      if (seed % 10 === 0) for (const key of keys) add(key, undefined);
+
+      const oneByOne = base.shallowCopy(false);
+      for (const { key, value } of updates) {
+        if (value === undefined) await oneByOne.del(key);
+        else await oneByOne.put(key, value);
+      }
+      const batched = base.shallowCopy(false);
+      const root = await updateTrie(batched, updates, keccak256);
+
+      expect(bytesToHex(root)).to.equal(bytesToHex(oneByOne.root()));
+      expect(bytesToHex(batched.root())).to.equal(bytesToHex(root));
+      // Read from a trie on a database that holds only the base trie and what the batch stored.
+      const stored = newTrie();
+      const baseNodes = (base.database().db as MapDB<string, Uint8Array>)._database;
+      const batchNodes = (batched.database().db as MapDB<string, Uint8Array>)._database;
+      for (const [key, value] of [...baseNodes, ...batchNodes]) await stored.database().db.put(key, value);
+      stored.root(root);
+      const allKeys = [...keys, ...updates.map(({ key }) => key)];
+      expect(await valuesOf(stored, allKeys)).to.deep.equal(await valuesOf(oneByOne, allKeys));
+      expect(await storedNodesOf(stored)).to.deep.equal(await storedNodesOf(oneByOne));
+    });
+  }
+
+  it('stores only the nodes of the new trie, each once', async () => {
+    const random = randomBytes(7);
+    const base = newTrie();
+    const updates: TrieUpdate[] = Array.from({ length: 300 }, () => ({ key: random(32), value: random(70) }));
+    const stored: string[] = [];
+    const db = base.database();
+    const put = db.put.bind(db);
+    db.put = (key, value) => {
+      stored.push(bytesToHex(key));
+      return put(key, value);
+    };
+    const batch = db.batch.bind(db);
+    db.batch = (operations) => {
+      for (const operation of operations) stored.push(bytesToHex(operation.key));
+      return batch(operations);
+    };
+    await updateTrie(base, updates, keccak256);
+    expect(new Set(stored).size).to.equal(stored.length);
+    expect(new Set(stored)).to.deep.equal(await storedNodesOf(base));
+  });
+
+  it('refuses keys of different lengths', async () => {
+    const updates = [
+      { key: new Uint8Array(32), value: Uint8Array.of(1) },
+      { key: new Uint8Array(20), value: Uint8Array.of(1) },
+    ];
+    let refused: Error | undefined;
+    await updateTrie(newTrie(), updates, keccak256).catch((error: Error) => (refused = error));
+    expect(refused?.message).to.equal('a batch trie update takes keys of one length');
+  });
+});
