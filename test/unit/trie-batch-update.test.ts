@@ -129,6 +129,24 @@ describe('batch trie update', () => {
     expect(new Set(stored)).to.deep.equal(await storedNodesOf(base));
   });
 
+  it('keeps the last value of a key written twice', async () => {
+    const key = new Uint8Array(32).fill(7);
+    const other = new Uint8Array(32).fill(9);
+    const trie = newTrie();
+    const writes = [
+      { key, value: Uint8Array.of(1) },
+      { key: other, value: Uint8Array.of(3) },
+      { key, value: Uint8Array.of(2) },
+    ];
+    await updateTrie(trie, writes, keccak256);
+    expect(await trie.get(key)).to.deep.equal(Uint8Array.of(2));
+    expect(await trie.get(other)).to.deep.equal(Uint8Array.of(3));
+    const deleted = newTrie();
+    await updateTrie(deleted, [...writes, { key, value: undefined }], keccak256);
+    expect(await deleted.get(key)).to.equal(null);
+    expect(bytesToHex(deleted.root())).to.equal(bytesToHex(await updateTrie(newTrie(), [writes[1]!], keccak256)));
+  });
+
   it('refuses keys of different lengths', async () => {
     const updates = [
       { key: new Uint8Array(32), value: Uint8Array.of(1) },

@@ -64,9 +64,11 @@ export async function updateTrie(
 ): Promise<Uint8Array> {
   if (updates.length === 0) return trie.root();
   const db = trie.database();
-  const entries = updates
-    .map(({ key, value }) => ({ key: bytesToHex(key), nibbles: nibblesOf(key), value }))
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // A key written twice keeps its last value, as one write after another would.
+  const latest = new Map(updates.map(({ key, value }) => [bytesToHex(key), { key, value }]));
+  const entries = [...latest]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, { key, value }]) => ({ nibbles: nibblesOf(key), value }));
   const keyLength = entries[0]!.nibbles.length;
   if (entries.some(({ nibbles }) => nibbles.length !== keyLength))
     throw new Error('a batch trie update takes keys of one length');
