@@ -147,8 +147,7 @@ async function firstAnswer(url: string): Promise<bigint> {
     try {
       return BigInt(await rpc<string>(url, 'eth_chainId'));
     } catch (error) {
-      const code = (error as { cause?: { code?: unknown } }).cause?.code;
-      if (!(error instanceof TypeError) || code !== 'ECONNREFUSED') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ECONNREFUSED') throw error;
       await sleep(5);
     }
   }
