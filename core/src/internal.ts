@@ -30,6 +30,7 @@ export { ChainStore } from './chain/chain-store.js';
 export { storedLogJson, storedLogMatches } from './logs/stored-log.js';
 export { TrieNodeStore } from './chain/state/trie-node-store.js';
 export { updateTrie, type TrieUpdate } from './chain/state/trie-batch-update.js';
+export { trieValue } from './chain/state/trie-lookup.js';
 export { keccak256 } from './chain/native-crypto.js';
 export { storageRange } from './chain/state/storage-range.js';
 export { readAccounts } from './chain/state/concurrent-reads.js';

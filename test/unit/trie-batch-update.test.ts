@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { bytesToHex, MapDB } from '@ethereumjs/util';
-import { keccak256, updateTrie, type TrieUpdate } from '@evmnode/core/internal';
+import { keccak256, trieValue, updateTrie, type TrieUpdate } from '@evmnode/core/internal';
 
 /** A deterministic byte source, so that a failing case can be run again. */
 function randomBytes(seed: number): (length: number) => Uint8Array {
@@ -155,5 +155,28 @@ describe('batch trie update', () => {
     let refused: Error | undefined;
     await updateTrie(newTrie(), updates, keccak256).catch((error: Error) => (refused = error));
     expect(refused?.message).to.equal('a batch trie update takes keys of one length');
+  });
+});
+
+describe('trie lookup', () => {
+  for (let seed = 101; seed <= 120; seed++) {
+    it(`answers what ethereumjs' get answers, for keys there and keys not (case ${seed})`, async () => {
+      const random = randomBytes(seed);
+      const newKey = keyFactory(random);
+      const trie = newTrie();
+      const keys = Array.from({ length: 1 + (random(1)[0]! % 80) }, newKey);
+      for (const key of keys) await trie.put(key, valueOf(random));
+      // Keys not there, most sharing a prefix with keys that are.
+      const absent = Array.from({ length: 40 }, newKey);
+      for (const key of [...keys, ...absent]) {
+        const expected = await trie.get(key);
+        const found = await trieValue(trie, key);
+        expect(found === null ? null : bytesToHex(found)).to.equal(expected === null ? null : bytesToHex(expected));
+      }
+    });
+  }
+
+  it('finds nothing in an empty trie', async () => {
+    expect(await trieValue(newTrie(), new Uint8Array(32))).to.equal(null);
   });
 });

@@ -21,7 +21,7 @@ export interface TrieUpdate {
  * How a parent refers to a child: the child's hash, or the child itself (as an RLP list) when it
  * encodes to under 32 bytes. Left as is, a reference keeps the child as stored.
  */
-type Reference = Uint8Array | NestedUint8Array;
+export type Reference = Uint8Array | NestedUint8Array;
 
 /** A node the update changes or makes, kept in memory until the whole update is applied. */
 type Changed =
@@ -40,7 +40,7 @@ interface Entry {
 
 const isChanged = (slot: Slot): slot is Changed => slot !== null && !Array.isArray(slot) && 'kind' in slot;
 
-function nibblesOf(key: Uint8Array): number[] {
+export function nibblesOf(key: Uint8Array): number[] {
   const nibbles = new Array<number>(key.length * 2);
   for (let index = 0; index < key.length; index++) {
     nibbles[2 * index] = key[index]! >> 4;

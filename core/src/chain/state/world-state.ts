@@ -18,6 +18,7 @@ import { stateAccessOf, type StateRecordKind } from './state-access.js';
 import type { TrieNodeStore } from './trie-node-store.js';
 import type { TrieReads } from './trie-reads.js';
 import { updateTrie, type TrieUpdate } from './trie-batch-update.js';
+import { trieValue } from './trie-lookup.js';
 import type { Genesis } from '../genesis.js';
 import { addressPairOf, associate } from '../native/association.js';
 import { Auth } from '../native/auth.js';
@@ -220,17 +221,36 @@ export class WorldState extends MerkleStateManager {
     if (entry !== undefined) return entry.accountRLP === undefined ? undefined : this.#accountIn(entry);
     this.#misses?.push({ address });
     const reads = this.trieReads;
-    if (cache === undefined || reads === undefined) return super.getAccount(address);
+    if (cache === undefined || reads === undefined) return this.#trieAccount(address);
     const root = this._trie.root();
     const rlp = reads.account(root, address.bytes);
     if (rlp === undefined) {
-      const account = await super.getAccount(address);
+      const account = await this.#trieAccount(address);
       reads.rememberAccount(root, address.bytes, account?.serialize());
       return account;
     }
     const account = rlp === null ? undefined : createAccountFromRLP(rlp);
     cache.put(address, account);
     return account;
+  }
+
+  /** ethereumjs' read of an account from the trie, its path found by {@link trieValue}. */
+  async #trieAccount(address: Address): Promise<Account | undefined> {
+    const rlp = await trieValue(this._trie, keccak256(address.bytes));
+    const account = rlp === null ? undefined : createAccountFromRLP(rlp);
+    this._caches?.account?.put(address, account);
+    return account;
+  }
+
+  /** ethereumjs' read of a slot from its account's storage trie, its path found by {@link trieValue}. */
+  async #trieSlot(address: Address, slot: Uint8Array): Promise<Uint8Array> {
+    // What ethereumjs refuses, and storage tries it keys apart, it reads itself.
+    if (slot.length !== 32 || this._prefixStorageTrieKeys) return super.getStorage(address, slot);
+    const account = await this.getAccount(address);
+    if (account === undefined) return new Uint8Array();
+    const value = await trieValue(this._getStorageTrie(address, account), keccak256(slot));
+    this._caches?.storage?.put(address, slot, value ?? RLP.encode(new Uint8Array()));
+    return RLP.decode(value ?? new Uint8Array()) as Uint8Array;
   }
 
   /** A copy of the account a cache entry holds (callers change the accounts they read, then write them). */
@@ -247,12 +267,12 @@ export class WorldState extends MerkleStateManager {
     const reads = this.trieReads;
     if (this._caches?.storage?.get(address, slot) !== undefined) return super.getStorage(address, slot);
     this.#misses?.push({ address, slot });
-    if (reads === undefined) return super.getStorage(address, slot);
+    if (reads === undefined) return this.#trieSlot(address, slot);
     const account = await this.#readAccount(address);
     if (account === undefined) return new Uint8Array();
     const encoded = reads.slot(account.storageRoot, slot);
     if (encoded === undefined) {
-      const value = await super.getStorage(address, slot);
+      const value = await this.#trieSlot(address, slot);
       reads.rememberSlot(account.storageRoot, slot, RLP.encode(value));
       return value;
     }
