@@ -129,6 +129,23 @@ describe('batch trie update', () => {
     expect(new Set(stored)).to.deep.equal(await storedNodesOf(base));
   });
 
+  it('stores a large update in turns, giving the root and nodes that one write at a time gives, and lets other work run meanwhile', async () => {
+    const random = randomBytes(11);
+    const base = newTrie();
+    for (let count = 0; count < 400; count++) await base.put(random(32), random(70));
+    const updates: TrieUpdate[] = Array.from({ length: 2_500 }, () => ({ key: random(32), value: random(70) }));
+    const oneByOne = base.shallowCopy(false);
+    for (const { key, value } of updates) await oneByOne.put(key, value!);
+    let turns = 0;
+    const counting = setInterval(() => turns++, 0);
+    const batched = base.shallowCopy(false);
+    const root = await updateTrie(batched, updates, keccak256);
+    clearInterval(counting);
+    expect(bytesToHex(root)).to.equal(bytesToHex(oneByOne.root()));
+    expect(await storedNodesOf(batched)).to.deep.equal(await storedNodesOf(oneByOne));
+    expect(turns, 'timer turns while the update ran').to.be.greaterThan(0);
+  });
+
   it('keeps the last value of a key written twice', async () => {
     const key = new Uint8Array(32).fill(7);
     const other = new Uint8Array(32).fill(9);

@@ -154,26 +154,26 @@ export class TxPool {
    */
   ready(stateNonces: ReadonlyMap<PrefixedHexString, bigint>, baseFee: bigint): PooledTransaction[] {
     this.#expire(performance.now());
-    const heads: PooledTransaction[] = [];
+    // Each transaction's tip worked out once: a block's selection compares thousands of them.
+    const ranked = (pooled: PooledTransaction) => ({ pooled, tip: effectiveTip(pooled.tx, baseFee) });
+    const heads: { readonly pooled: PooledTransaction; readonly tip: bigint }[] = [];
     for (const [sender, nonce] of stateNonces) {
       const head = this.#bySender.get(sender)?.byNonce.get(nonce);
-      if (head !== undefined && feeCap(head.tx) >= baseFee) heads.push(head);
+      if (head !== undefined && feeCap(head.tx) >= baseFee) heads.push(ranked(head));
     }
-    const before = (a: PooledTransaction, b: PooledTransaction): boolean => {
-      const tipA = effectiveTip(a.tx, baseFee);
-      const tipB = effectiveTip(b.tx, baseFee);
-      return tipA !== tipB ? tipA > tipB : a.arrival < b.arrival;
-    };
+    const before = (a: (typeof heads)[number], b: (typeof heads)[number]): boolean =>
+      a.tip !== b.tip ? a.tip > b.tip : a.pooled.arrival < b.pooled.arrival;
     const ordered: PooledTransaction[] = [];
     // Few senders have ready heads at once; a sorted insert keeps the code plain.
     heads.sort((a, b) => (before(a, b) ? -1 : 1));
     while (heads.length > 0) {
-      const next = heads.shift()!;
+      const next = heads.shift()!.pooled;
       ordered.push(next);
       const following = this.#bySender.get(next.sender)?.byNonce.get(next.nonce + 1n);
       if (following === undefined || feeCap(following.tx) < baseFee) continue;
-      const at = heads.findIndex((candidate) => before(following, candidate));
-      heads.splice(at === -1 ? heads.length : at, 0, following);
+      const head = ranked(following);
+      const at = heads.findIndex((candidate) => before(head, candidate));
+      heads.splice(at === -1 ? heads.length : at, 0, head);
     }
     return ordered;
   }

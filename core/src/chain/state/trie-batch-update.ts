@@ -76,9 +76,34 @@ export async function updateTrie(
   const start: Slot = equalBytes(root, trie.EMPTY_TRIE_ROOT) ? null : root;
   const updated = await update(new NodeReader(db), start, 0, entries);
   const writes: BatchDBOp[] = [];
-  trie.root(updated === null ? trie.EMPTY_TRIE_ROOT : (store(writes, hash, updated, true) as Uint8Array));
+  const stored = updated === null ? null : await storeInTurns(writes, hash, updated, entries.length);
+  trie.root(stored === null ? trie.EMPTY_TRIE_ROOT : (stored as Uint8Array));
   await db.batch(writes);
   return trie.root();
+}
+
+/** Keys above which the new nodes are encoded and hashed in turns, not in one go. */
+const KEYS_IN_ONE_GO = 1_000;
+
+/**
+ * Stores the changed nodes under `root`. A large update (a 60M-gas block's changes, several
+ * thousand nodes) would hold the event loop for tens of milliseconds in one go: it stores the
+ * subtrie under each of the root's children in turn, letting other work run between them.
+ */
+async function storeInTurns(
+  writes: BatchDBOp[],
+  hash: (bytes: Uint8Array) => Uint8Array,
+  root: Slot,
+  keys: number,
+): Promise<Reference> {
+  if (keys <= KEYS_IN_ONE_GO || !isChanged(root) || root.kind !== 'branch') return store(writes, hash, root, true);
+  const children: Slot[] = [];
+  for (const child of root.children) {
+    // A child stored is its reference: an unchanged node to the root's own store below.
+    children.push(child === null ? null : store(writes, hash, child));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return store(writes, hash, { kind: 'branch', children }, true);
 }
 
 /** Reads unchanged nodes into changeable form. */
