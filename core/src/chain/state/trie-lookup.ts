@@ -34,6 +34,8 @@ export async function trieValue(trie: MerklePatriciaTrie, key: Uint8Array): Prom
       continue;
     }
     const path = node.key();
+    // A well-formed extension always leads down; a damaged one must not hold the walk in place.
+    if (node instanceof ExtensionMPTNode && path.length === 0) throw new Error('a trie extension node has no path');
     if (node instanceof ExtensionMPTNode ? !startsWith(nibbles, path, depth) : !endsWith(nibbles, path, depth))
       return null;
     if (!(node instanceof ExtensionMPTNode)) return node.value();
