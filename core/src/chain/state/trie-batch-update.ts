@@ -111,7 +111,7 @@ class NodeReader {
   constructor(private readonly db: CheckpointDB) {}
 
   async read(reference: Reference): Promise<Changed> {
-    const node = await this.#lookup(reference);
+    const node = await readNode(this.db, reference);
     if (node instanceof LeafMPTNode) return { kind: 'leaf', path: node.key(), value: node.value() };
     if (node instanceof ExtensionMPTNode)
       return { kind: 'extension', path: node.key(), child: node.value() as Reference };
@@ -121,13 +121,14 @@ class NodeReader {
     for (let index = 0; index < 16; index++) children.push(node.getBranch(index));
     return { kind: 'branch', children };
   }
+}
 
-  async #lookup(reference: Reference): Promise<MPTNode> {
-    if (Array.isArray(reference)) return decodeRawMPTNode(reference as Uint8Array[]);
-    const bytes = await this.db.get(reference);
-    if (bytes === undefined) throw new Error(`trie node ${bytesToHex(reference)} is missing`);
-    return decodeMPTNode(bytes);
-  }
+/** The node `reference` names: held in its parent, or stored under its hash. */
+export async function readNode(db: CheckpointDB, reference: Reference): Promise<MPTNode> {
+  if (Array.isArray(reference)) return decodeRawMPTNode(reference as Uint8Array[]);
+  const bytes = await db.get(reference);
+  if (bytes === undefined) throw new Error(`trie node ${bytesToHex(reference)} is missing`);
+  return decodeMPTNode(bytes);
 }
 
 /** `slot` (at `depth` nibbles into every key) with `entries` (sorted, all below it) applied. */

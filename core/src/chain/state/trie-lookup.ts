@@ -1,13 +1,6 @@
-import {
-  BranchMPTNode,
-  decodeMPTNode,
-  decodeRawMPTNode,
-  ExtensionMPTNode,
-  type MerklePatriciaTrie,
-  type MPTNode,
-} from '@ethereumjs/mpt';
-import { bytesToHex, equalsBytes } from '@ethereumjs/util';
-import { nibblesOf, type Reference } from './trie-batch-update.js';
+import { BranchMPTNode, ExtensionMPTNode, type MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { equalsBytes } from '@ethereumjs/util';
+import { nibblesOf, readNode, type Reference } from './trie-batch-update.js';
 
 /**
  * The value at `key` (the trie's own key, already hashed) in `trie` at its root, or null: what
@@ -24,7 +17,7 @@ export async function trieValue(trie: MerklePatriciaTrie, key: Uint8Array): Prom
   let reference: Reference = root;
   let depth = 0;
   for (;;) {
-    const node = await lookup(reference);
+    const node = await readNode(db, reference);
     if (node instanceof BranchMPTNode) {
       if (depth === nibbles.length) return node.value();
       const child = node.getBranch(nibbles[depth]!);
@@ -41,13 +34,6 @@ export async function trieValue(trie: MerklePatriciaTrie, key: Uint8Array): Prom
     if (!(node instanceof ExtensionMPTNode)) return node.value();
     reference = node.value() as Reference;
     depth += path.length;
-  }
-
-  async function lookup(at: Reference): Promise<MPTNode> {
-    if (Array.isArray(at)) return decodeRawMPTNode(at as Uint8Array[]);
-    const bytes = await db.get(at);
-    if (bytes === undefined) throw new Error(`trie node ${bytesToHex(at)} is missing`);
-    return decodeMPTNode(bytes);
   }
 }
 
