@@ -90,7 +90,10 @@ export class TraceBaker {
     for (; height <= this.chain.head().height; height++) {
       if (this.#stopped.signal.aborted) return;
       height = Math.max(height, this.#oldestTraceable());
-      await this.store.save(height, await this.#bakeOrSkip(height));
+      const baked = await this.#bakeOrSkip(height);
+      await this.store.save(height, baked);
+      // Logged once stored: from here on the block's traces are served from the cache.
+      if (baked.length > 0) this.logger.debug({ height, transactions: baked.length }, 'baked block traces');
     }
   }
 
@@ -149,7 +152,6 @@ export class TraceBaker {
       },
       { signal: this.#stopped.signal },
     );
-    this.logger.debug({ height, transactions: outcomes.length }, 'baked block traces');
     return outcomes.map((outcome, index) => {
       const byTracer = tracers[index]!.result(outcome) as Record<BakedTracer, unknown>;
       const results = Object.fromEntries(
