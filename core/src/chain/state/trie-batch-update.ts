@@ -9,7 +9,7 @@ import {
   type MPTNode,
 } from '@ethereumjs/mpt';
 import type { NestedUint8Array } from '@ethereumjs/rlp';
-import { bytesToHex, type BatchDBOp } from '@ethereumjs/util';
+import { bytesToHex, equalsBytes, type BatchDBOp } from '@ethereumjs/util';
 
 /** A key's new value (undefined: the key is deleted). Keys are the trie's own: already hashed, all of one length. */
 export interface TrieUpdate {
@@ -73,7 +73,7 @@ export async function updateTrie(
   if (entries.some(({ nibbles }) => nibbles.length !== keyLength))
     throw new Error('a batch trie update takes keys of one length');
   const root = trie.root();
-  const start: Slot = equalBytes(root, trie.EMPTY_TRIE_ROOT) ? null : root;
+  const start: Slot = equalsBytes(root, trie.EMPTY_TRIE_ROOT) ? null : root;
   const updated = await update(new NodeReader(db), start, 0, entries);
   const writes: BatchDBOp[] = [];
   const stored = updated === null ? null : await storeInTurns(writes, hash, updated, entries.length);
@@ -258,8 +258,4 @@ function byNibbles(a: Entry, b: Entry): number {
     if (difference !== 0) return difference;
   }
   return 0;
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, index) => byte === b[index]);
 }
