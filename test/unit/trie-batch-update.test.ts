@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { bytesToHex, MapDB } from '@ethereumjs/util';
+import { BranchMPTNode, decodeMPTNode, MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { bytesToHex, hexToBytes, MapDB } from '@ethereumjs/util';
 import { keccak256, trieValue, updateTrie, type TrieUpdate } from '@evmnode/core/internal';
 
 /** A deterministic byte source, so that a failing case can be run again. */
@@ -29,6 +29,21 @@ async function storedNodesOf(trie: MerklePatriciaTrie): Promise<Set<string>> {
     controller.allChildren(node!);
   });
   return nodes;
+}
+
+/** Whether a value the trie's database holds (bytes, or hex as ethereumjs stores them) is a branch node. */
+const isBranch = (value: unknown): boolean =>
+  value !== undefined &&
+  decodeMPTNode(typeof value === 'string' ? hexToBytes(`0x${value}`) : (value as Uint8Array)) instanceof BranchMPTNode;
+
+/** How many stored branch nodes the trie's root reaches. */
+async function branchCountOf(trie: MerklePatriciaTrie): Promise<number> {
+  let branches = 0;
+  await trie.walkTrie(trie.root(), (reference, node, _key, controller) => {
+    if (node instanceof BranchMPTNode && reference instanceof Uint8Array && reference.length === 32) branches++;
+    controller.allChildren(node!);
+  });
+  return branches;
 }
 
 /** The value of each of `keys` in the trie (null where it has none). */
@@ -192,6 +207,54 @@ describe('trie lookup', () => {
       }
     });
   }
+
+  it('reads a branch from the database once, and earlier roots stay readable through later updates', async () => {
+    const random = randomBytes(7);
+    const newKey = keyFactory(random);
+    const trie = newTrie();
+    const keys = Array.from({ length: 300 }, newKey);
+    const expected: { root: Uint8Array; values: (string | null)[] }[] = [];
+    for (let round = 0; round < 5; round++) {
+      const updates = keys.flatMap((key) => (random(1)[0]! % 3 === 0 ? [{ key, value: valueOf(random) }] : []));
+      const oneByOne = trie.shallowCopy(false);
+      for (const { key, value } of updates) await oneByOne.put(key, value);
+      await updateTrie(trie, updates, keccak256);
+      expected.push({ root: trie.root(), values: await valuesOf(oneByOne, keys) });
+    }
+    // Updates build new nodes and never change a decoded one that lookups share.
+    for (const { root, values } of expected) {
+      const atRoot = trie.shallowCopy(false);
+      atRoot.root(root);
+      const found = await Promise.all(keys.map((key) => trieValue(atRoot, key)));
+      expect(found.map((value) => (value === null ? null : bytesToHex(value)))).to.deep.equal(values);
+    }
+    // Branch nodes the lookups read from the database.
+    const db = trie.database().db;
+    let branchReads = 0;
+    const get = db.get.bind(db);
+    db.get = async (key) => {
+      const value = await get(key);
+      if (isBranch(value)) branchReads++;
+      return value;
+    };
+    const fresh = newTrie();
+    for (const key of keys) await fresh.put(key, valueOf(random));
+    const freshDb = fresh.database().db;
+    let freshBranchReads = 0;
+    const freshGet = freshDb.get.bind(freshDb);
+    freshDb.get = async (key) => {
+      const value = await freshGet(key);
+      if (isBranch(value)) freshBranchReads++;
+      return value;
+    };
+    for (let pass = 0; pass < 2; pass++) for (const key of keys) await trieValue(fresh, key);
+    // A trie never read before: each of its branches is read from the database once, for 600 lookups.
+    expect(freshBranchReads).to.be.greaterThan(0);
+    expect(freshBranchReads).to.equal(await branchCountOf(fresh));
+    // One whose branches were read by the updates above: none again.
+    for (const key of keys) await trieValue(trie, key);
+    expect(branchReads).to.equal(0);
+  });
 
   it('finds nothing in an empty trie', async () => {
     expect(await trieValue(newTrie(), new Uint8Array(32))).to.equal(null);

@@ -467,6 +467,7 @@ export class BlockProducer {
         }
         execution.gasUsed += result.totalGasSpent;
         execution.nextNonces.set(pooled.sender, pooled.nonce + 1n);
+        this.chain.recentSenders.remember(pooled.hash, pooled.tx.getSenderPublicKey());
         execution.bloom.or(result.bloom);
         const receipt = receiptOf(pooled, result, {
           index: execution.executed.length,

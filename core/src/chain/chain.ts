@@ -36,6 +36,7 @@ import { StartupError } from '../node/startup-error.js';
 import type { Database } from '../storage/database.js';
 import type { AccountState, BlockListener, ChainReader, TxLocation } from '../api/chain-reader.js';
 import type { TxSubmitter } from '../api/tx-submitter.js';
+import { RecentSenders } from './recent-senders.js';
 
 /** Most accounts kept from one block to the next by {@link Chain.accountAtHead}. */
 const HEAD_ACCOUNTS_KEPT = 10_000;
@@ -58,6 +59,8 @@ export class Chain implements ChainReader, TxSubmitter {
   readonly pool: TxPool;
   /** Admitted native (non-EVM) transactions. */
   readonly nativePool: NativePool;
+  /** Senders of the transactions executed lately, for replays of their blocks. */
+  readonly recentSenders = new RecentSenders();
   readonly proposer: PrefixedHexString;
   readonly #keepRecent: number;
   readonly #pruner: StatePruner | undefined;

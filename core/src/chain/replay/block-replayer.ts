@@ -182,7 +182,7 @@ export class BlockReplayer implements Replayer {
       await turns.pause();
       signal?.throwIfAborted();
       const hash = block.transactions[index]!;
-      const tx = index < fetchFrom ? position.nextTx! : this.#decode(raws[index - fetchFrom], height, index);
+      const tx = index < fetchFrom ? position.nextTx! : this.#decode(raws[index - fetchFrom], height, index, hash);
       const tracer =
         last === undefined || index === last
           ? tracerFor({
@@ -236,9 +236,12 @@ export class BlockReplayer implements Replayer {
     return replayed;
   }
 
-  #decode(raw: Uint8Array | undefined, height: number, index: number): TypedTransaction {
+  /** Transaction `index` of block `height`, whose hash is `hash`; its sender is not recovered again when the node knows it. */
+  #decode(raw: Uint8Array | undefined, height: number, index: number, hash: PrefixedHexString): TypedTransaction {
     if (raw === undefined) throw new Error(`block ${height} has no raw transaction ${index}`);
-    return decodeSignedTransaction(raw, this.#txOptions);
+    const senderPublicKey = this.chain.recentSenders.publicKeyOf(hash);
+    const recovered = senderPublicKey === undefined ? undefined : { senderPublicKey, hash: hexToBytes(hash) };
+    return decodeSignedTransaction(raw, this.#txOptions, recovered);
   }
 
   /** A replay of `block` from its start: the parent's state, the parent hash stored, the native transactions run. */
