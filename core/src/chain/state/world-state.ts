@@ -19,6 +19,7 @@ import type { TrieNodeStore } from './trie-node-store.js';
 import type { TrieReads } from './trie-reads.js';
 import { updateTrie, type TrieUpdate } from './trie-batch-update.js';
 import { trieValue } from './trie-lookup.js';
+import { isDeletedEntry, putWrittenAccount, WrittenAccount } from './account-entries.js';
 import type { Genesis } from '../genesis.js';
 import { addressPairOf, associate } from '../native/association.js';
 import { Auth } from '../native/auth.js';
@@ -76,8 +77,9 @@ export class WorldState extends MerkleStateManager {
   trieReads: TrieReads | undefined;
   #nested = 0;
   /**
-   * The account each cache entry holds, decoded once: ethereumjs keeps accounts as RLP and decodes
-   * one at every read. Keyed by the entry itself, which a write replaces and a revert puts back.
+   * The account each entry read from the trie holds, decoded once: ethereumjs keeps accounts as
+   * RLP and decodes one at every read. Keyed by the entry itself, which a write replaces and a
+   * revert puts back. Written entries hold their account themselves.
    */
   readonly #decoded = new WeakMap<object, Account>();
   /** While set, the reads that missed the caches, to be read again by {@link rereadMisses}. */
@@ -98,11 +100,11 @@ export class WorldState extends MerkleStateManager {
     return this.#reported('write', 'account', address, undefined, put, () => accountBytes(account));
   }
 
-  /** ethereumjs' write, with a copy of the account kept beside the entry it makes, for the next read. */
+  /** ethereumjs' write; with caches, the entry holds a copy of the account, encoded only at flush. */
   async #writeAccount(address: Address, account: Account | undefined): Promise<void> {
-    await super.putAccount(address, account);
-    const entry = account === undefined ? undefined : this._caches?.account?.get(address);
-    if (entry !== undefined) this.#decoded.set(entry, copyOf(account!));
+    const cache = this._caches?.account;
+    if (cache === undefined || account === undefined) return super.putAccount(address, account);
+    putWrittenAccount(cache, address, copyOf(account));
   }
 
   override deleteAccount(address: Address): Promise<void> {
@@ -218,7 +220,7 @@ export class WorldState extends MerkleStateManager {
   async #readAccount(address: Address): Promise<Account | undefined> {
     const cache = this._caches?.account;
     const entry = cache?.get(address);
-    if (entry !== undefined) return entry.accountRLP === undefined ? undefined : this.#accountIn(entry);
+    if (entry !== undefined) return isDeletedEntry(entry) ? undefined : this.#accountIn(entry);
     this.#misses?.push({ address });
     const reads = this.trieReads;
     if (cache === undefined || reads === undefined) return this.#trieAccount(address);
@@ -255,6 +257,7 @@ export class WorldState extends MerkleStateManager {
 
   /** A copy of the account a cache entry holds (callers change the accounts they read, then write them). */
   #accountIn(entry: { readonly accountRLP: Uint8Array | undefined }): Account {
+    if (entry instanceof WrittenAccount) return copyOf(entry.account);
     let account = this.#decoded.get(entry);
     if (account === undefined) {
       account = createAccountFromRLP(entry.accountRLP!);
