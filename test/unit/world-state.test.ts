@@ -160,6 +160,39 @@ describe('WorldState', () => {
     expect((await state.getAccount(holder))?.balance).to.equal(105n);
   });
 
+  it('encodes a written account once, when the block is flushed, to the same root as a state without caches', async () => {
+    const nodes = new TrieNodeStore(new MemoryStore());
+    const root = await baseState(nodes);
+    const accounts = Array.from({ length: 20 }, (_, n) => new Address(setLengthLeft(new Uint8Array([0xe0, n]), 20)));
+    // A block: one checkpoint, committed (and so flushed) at its end.
+    const writes = async (state: WorldState) => {
+      await state.checkpoint();
+      for (let round = 1; round <= 5; round++)
+        for (const address of accounts)
+          await state.putAccount(address, new Account(BigInt(round), 10n * BigInt(round)));
+    };
+    const serialize = Account.prototype.serialize;
+    let encoded = 0;
+    Account.prototype.serialize = function (this: Account) {
+      encoded++;
+      return serialize.call(this);
+    };
+    try {
+      const cached = stateManagerAt(nodes, common, root, { trieNodes: 100, entries: 100 });
+      await writes(cached);
+      expect(encoded).to.equal(0);
+      await cached.commit();
+      expect(encoded).to.equal(accounts.length);
+      const uncached = stateManagerAt(nodes, common, root);
+      await writes(uncached);
+      await uncached.commit();
+      expect(bytesToHex(await cached.getStateRoot())).to.equal(bytesToHex(await uncached.getStateRoot()));
+      expect((await cached.getAccount(accounts[3]!))?.balance).to.equal(50n);
+    } finally {
+      Account.prototype.serialize = serialize;
+    }
+  });
+
   it('reads again below a reverted checkpoint what was read inside it, so that it stays cached, and no more', async () => {
     const nodes = new CountingNodeStore(new MemoryStore());
     const state = stateManagerAt(nodes, common, await baseState(nodes), { trieNodes: 100, entries: 'all' });
