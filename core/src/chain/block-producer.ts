@@ -40,6 +40,9 @@ export interface ProducerSettings {
 /** The intrinsic gas of a plain transfer, the least any EVM transaction takes. */
 const MIN_TX_GAS = 21_000n;
 
+/** The bloom of a receipt without logs, written once rather than for each such transaction (most transfers). */
+const EMPTY_BLOOM = bytesToHex(new Uint8Array(256));
+
 /** A block another node produced, as a follower replicates it. */
 export interface UpstreamBlock {
   readonly height: number;
@@ -128,7 +131,7 @@ function receiptOf(
     cumulativeGasUsed: toQuantity(place.cumulativeGasUsed),
     gasUsed: toQuantity(result.totalGasSpent),
     effectiveGasPrice: toQuantity(place.baseFee + effectiveTip(pooled.tx, place.baseFee)),
-    logsBloom: bytesToHex(result.bloom.bitvector),
+    logsBloom: result.receipt.logs.length === 0 ? EMPTY_BLOOM : bytesToHex(result.bloom.bitvector),
     logs: result.receipt.logs.map(([address, topics, data], offset) => ({
       address: bytesToHex(address),
       topics: topics.map((topic) => bytesToHex(topic)),
