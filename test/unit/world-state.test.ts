@@ -171,7 +171,7 @@ describe('WorldState', () => {
         for (const address of accounts)
           await state.putAccount(address, new Account(BigInt(round), 10n * BigInt(round)));
     };
-    const serialize = Account.prototype.serialize;
+    const serialize = Reflect.get<Account, 'serialize'>(Account.prototype, 'serialize');
     let encoded = 0;
     Account.prototype.serialize = function (this: Account) {
       encoded++;
