@@ -1,7 +1,10 @@
 import type { PrefixedHexString } from '@ethereumjs/util';
 import { LRUCache } from 'lru-cache';
 
-/** About fourteen full blocks of transfers: trace baking runs a few blocks behind the head at most. */
+/**
+ * About fourteen full blocks of transfers: trace baking catches up with the head whenever the node
+ * is idle; a replay of an older block recovers its senders as before.
+ */
 const KEPT = 8_192;
 
 /**

@@ -18,7 +18,7 @@ export class WrittenAccount {
 }
 
 /** What ethereumjs' `AccountCache.put` does with an existing account, with a {@link WrittenAccount} as the entry. */
-export function putWrittenAccount(cache: AccountCache, address: Address, account: Account): WrittenAccount {
+export function putWrittenAccount(cache: AccountCache, address: Address, account: Account): void {
   const key = bytesToUnprefixedHex(address.bytes);
   const entry = new WrittenAccount(account);
   // Remembers the entry it replaces, for a revert of the current checkpoint.
@@ -26,7 +26,6 @@ export function putWrittenAccount(cache: AccountCache, address: Address, account
   if (cache._lruCache !== undefined) cache._lruCache.set(key, entry);
   else cache._orderedMapCache!.setElement(key, entry);
   cache._stats.writes += 1;
-  return entry;
 }
 
 /** Whether a cache entry says the account does not exist (without encoding a written one). */
