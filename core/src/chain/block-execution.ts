@@ -2,12 +2,14 @@ import { createBlock, type Block, type BlockOptions } from '@ethereumjs/block';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, hexToBytes } from '@ethereumjs/util';
-import { runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import type { Log } from '@ethereumjs/evm';
+import { runTx, type Bloom, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { Chain } from './chain.js';
 import { ChainParams } from './chain-params.js';
 import { createChainVM } from './evm/chain-vm.js';
 import type { TracedOpcodes } from './evm/traced-opcodes.js';
 import { associateSendersBeforeExecution } from './native/association.js';
+import { runPlainTransfer } from './plain-transfer.js';
 import type { NativeEffects } from './native/native-effects.js';
 
 /**
@@ -45,7 +47,7 @@ export function executionBlock(header: ExecutionHeader, options: BlockOptions): 
 
 /** A VM that runs blocks on `state`: the chain's rules, and senders associated as they first sign. */
 export async function createBlockVM(
-  chain: Chain,
+  chain: Pick<Chain, 'common' | 'store' | 'denoms'>,
   state: MerkleStateManager,
   nativeEffects: NativeEffects,
   tracedOpcodes?: TracedOpcodes,
@@ -62,19 +64,56 @@ export async function createBlockVM(
   return vm;
 }
 
+/** What one of a block's transactions did, for its receipt and its trace. */
+export interface TransactionResult {
+  /** Gas charged, refund deducted: the receipt's `gasUsed`. */
+  readonly gasUsed: bigint;
+  readonly logs: readonly Log[];
+  readonly bloom: Bloom;
+  readonly returnValue: Uint8Array;
+  /** ethereumjs' error text when the execution failed (the receipt's status 0). */
+  readonly error: string | undefined;
+  readonly createdAddress: Address | undefined;
+}
+
 /**
  * Runs one of a block's EVM transactions and pays its base fee to the fee collector. Throws when
- * the transaction fails its checks (the producer then drops it).
+ * the transaction fails its checks (the producer then drops it). A plain transfer skips the EVM
+ * unless `traced`: a tracer sees the transaction's message and frames.
  */
 export async function runBlockTransaction(
   vm: VM,
   tx: TypedTransaction,
   block: Block,
   blockGasUsed: bigint,
-): Promise<RunTxResult> {
-  const result = await runTx(vm, { tx, block, blockGasUsed, skipHardForkValidation: true });
-  await payBaseFee(vm.stateManager, result.totalGasSpent * (block.header.baseFeePerGas ?? 0n));
+  traced: boolean,
+): Promise<TransactionResult> {
+  const result =
+    (traced ? undefined : await runPlainTransfer(vm, tx, block)) ??
+    (await runEvmTransaction(vm, tx, block, blockGasUsed));
+  await payBaseFee(vm.stateManager, result.gasUsed * (block.header.baseFeePerGas ?? 0n));
   return result;
+}
+
+async function runEvmTransaction(
+  vm: VM,
+  tx: TypedTransaction,
+  block: Block,
+  blockGasUsed: bigint,
+): Promise<TransactionResult> {
+  return transactionResultOf(await runTx(vm, { tx, block, blockGasUsed, skipHardForkValidation: true }));
+}
+
+/** What ethereumjs' `runTx` reports, as a {@link TransactionResult}. */
+export function transactionResultOf(result: RunTxResult): TransactionResult {
+  return {
+    gasUsed: result.totalGasSpent,
+    logs: result.receipt.logs,
+    bloom: result.bloom,
+    returnValue: result.execResult.returnValue,
+    error: result.execResult.exceptionError?.error,
+    createdAddress: result.createdAddress,
+  };
 }
 
 /** The EVM burns the base fee; here it goes to the fee collector with the tips (decisions.md D4). */

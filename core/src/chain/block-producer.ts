@@ -1,11 +1,11 @@
 import type { Block } from '@ethereumjs/block';
 import type { EVM } from '@ethereumjs/evm';
 import { Address, bytesToHex, hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
-import { Bloom, type RunTxResult, type VM } from '@ethereumjs/vm';
+import { Bloom, type VM } from '@ethereumjs/vm';
 import { keccak256 } from './native-crypto.js';
 import type { Logger } from 'pino';
 import type { Chain } from './chain.js';
-import { createBlockVM, executionBlock, runBlockTransaction } from './block-execution.js';
+import { createBlockVM, executionBlock, runBlockTransaction, type TransactionResult } from './block-execution.js';
 import { storeParentHash } from './evm/block-history.js';
 import { gethVmError } from './simulation/call-errors.js';
 import { fastBlockOptions } from './evm/evm-common.js';
@@ -117,7 +117,7 @@ interface Execution {
 /** A transaction's receipt record; `firstLogIndex` continues the block's log numbering. */
 function receiptOf(
   pooled: PooledTransaction,
-  result: RunTxResult,
+  result: TransactionResult,
   place: { index: number; cumulativeGasUsed: bigint; firstLogIndex: number; baseFee: bigint },
 ): ReceiptRecord {
   return {
@@ -127,12 +127,12 @@ function receiptOf(
     from: pooled.sender,
     to: pooled.tx.to?.toString() ?? null,
     contractAddress: result.createdAddress?.toString() ?? null,
-    status: 'status' in result.receipt ? result.receipt.status : 1,
+    status: result.error === undefined ? 1 : 0,
     cumulativeGasUsed: toQuantity(place.cumulativeGasUsed),
-    gasUsed: toQuantity(result.totalGasSpent),
+    gasUsed: toQuantity(result.gasUsed),
     effectiveGasPrice: toQuantity(place.baseFee + effectiveTip(pooled.tx, place.baseFee)),
-    logsBloom: result.receipt.logs.length === 0 ? EMPTY_BLOOM : bytesToHex(result.bloom.bitvector),
-    logs: result.receipt.logs.map(([address, topics, data], offset) => ({
+    logsBloom: result.logs.length === 0 ? EMPTY_BLOOM : bytesToHex(result.bloom.bitvector),
+    logs: result.logs.map(([address, topics, data], offset) => ({
       address: bytesToHex(address),
       topics: topics.map((topic) => bytesToHex(topic)),
       data: bytesToHex(data),
@@ -141,7 +141,7 @@ function receiptOf(
       transactionHash: pooled.hash,
     })),
     // Stored in geth's words, which eth_getVMError and the trace methods serve.
-    vmError: gethVmError(result.execResult.exceptionError?.error ?? ''),
+    vmError: gethVmError(result.error ?? ''),
   };
 }
 
@@ -456,9 +456,9 @@ export class BlockProducer {
           halted.add(pooled.sender);
           continue;
         }
-        let result: RunTxResult;
+        let result: TransactionResult;
         try {
-          result = await runBlockTransaction(this.vm, pooled.tx, evmBlock, execution.gasUsed);
+          result = await runBlockTransaction(this.vm, pooled.tx, evmBlock, execution.gasUsed, false);
         } catch (error) {
           // As geth leaves out a transaction it cannot apply: no receipt, nothing of it in the block.
           await this.#revertThrownExecution(blockCheckpoints);
@@ -468,10 +468,10 @@ export class BlockProducer {
           halted.add(pooled.sender);
           continue;
         }
-        execution.gasUsed += result.totalGasSpent;
+        execution.gasUsed += result.gasUsed;
         execution.nextNonces.set(pooled.sender, pooled.nonce + 1n);
         this.chain.recentSenders.remember(pooled.hash, pooled.tx.getSenderPublicKey());
-        execution.bloom.or(result.bloom);
+        if (result.logs.length > 0) execution.bloom.or(result.bloom);
         const receipt = receiptOf(pooled, result, {
           index: execution.executed.length,
           cumulativeGasUsed: execution.gasUsed,
@@ -484,7 +484,7 @@ export class BlockProducer {
           nativeHash: pooled.nativeHash,
           receipt,
           tip: effectiveTip(pooled.tx, baseFee),
-          result: { status: receipt.status, gasUsed: result.totalGasSpent, bloom: result.bloom.bitvector },
+          result: { status: receipt.status, gasUsed: result.gasUsed, bloom: result.bloom.bitvector },
         });
       }
       execution.timings.transactionsMs = performance.now() - phaseStart;

@@ -1,6 +1,7 @@
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
-import type { RunTxResult, VM } from '@ethereumjs/vm';
+import type { VM } from '@ethereumjs/vm';
 import type { TracedOpcodes } from './traced-opcodes.js';
+import type { TransactionResult } from '../block-execution.js';
 import type { EvmTracer, TraceOutcome } from '../../api/replayer.js';
 import type { NativeEffects } from '../native/native-effects.js';
 import { gethVmError } from '../simulation/call-errors.js';
@@ -75,11 +76,11 @@ export function attachTracer(target: TraceableVm, tracer: EvmTracer, signal?: Ab
 }
 
 /** What a transaction (run in a block or simulated) did, as tracers are told. */
-export function traceOutcomeOf(result: RunTxResult): TraceOutcome {
-  const error = result.execResult.exceptionError?.error;
+export function traceOutcomeOf(result: TransactionResult): TraceOutcome {
+  const { error } = result;
   return {
-    gasUsed: result.totalGasSpent,
-    returnValue: result.execResult.returnValue,
+    gasUsed: result.gasUsed,
+    returnValue: result.returnValue,
     error: error === undefined ? undefined : gethVmError(error),
     createdAddress: result.createdAddress?.toString(),
   };

@@ -212,9 +212,9 @@ export class BlockReplayer implements Replayer {
       const detach = tracer === undefined ? undefined : attachTracer(position, tracer, signal);
       let outcome: TraceOutcome;
       try {
-        const result = await runBlockTransaction(position.vm, tx, evmBlock, position.gasUsed);
+        const result = await runBlockTransaction(position.vm, tx, evmBlock, position.gasUsed, tracer !== undefined);
         outcome = traceOutcomeOf(result);
-        if (!undone) position.advance(result.totalGasSpent, result.receipt.logs.length);
+        if (!undone) position.advance(result.gasUsed, result.logs.length);
       } catch (error) {
         // An abort inside the EVM comes out as the VM's failure: the signal's reason is the error.
         signal?.throwIfAborted();

@@ -26,6 +26,7 @@ import { SimulationPool } from './simulation-pool.js';
 import { SimulationTimeout, type SimulationVm } from './simulation-vm.js';
 import type { Chain } from '../chain.js';
 import { attachTracer, traceOutcomeOf } from '../evm/evm-tracing.js';
+import { transactionResultOf } from '../block-execution.js';
 import { fastBlockOptions } from '../evm/evm-common.js';
 import { fastTxOptions } from '../pool/raw-transaction.js';
 import { ChainParams } from '../chain-params.js';
@@ -240,7 +241,7 @@ export class ChainSimulator implements Simulator {
         detach?.();
       }
       if (belowUpfrontGas(run.error)) throw new InvalidInputError(`tracing failed: ${run.error}`);
-      const outcome = traceOutcomeOf(run.result);
+      const outcome = traceOutcomeOf(transactionResultOf(run.result));
       await tracer?.finish?.(outcome);
       return outcome;
     });
