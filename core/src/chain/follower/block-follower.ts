@@ -13,29 +13,24 @@ import type { CometBlock, UpstreamGateway } from './upstream-gateway.js';
 /** Blocks fetched while earlier ones replicate: catching up waits for the network once, not at every block. */
 const FETCH_AHEAD = 16;
 
-/** A producer's block, its transactions' senders recovered. */
-interface FetchedBlock {
-  readonly comet: CometBlock;
-  readonly transactions: readonly RecoveredTransaction[];
-}
-
 /**
- * The producer's blocks up to `last`, fetched and their senders recovered up to
- * {@link FETCH_AHEAD} ahead of the one taken.
+ * The producer's blocks up to `last`, fetched, their senders recovered and decoded up to
+ * {@link FETCH_AHEAD} ahead of the one taken. A block is decoded as soon as it arrives, which
+ * is mostly while the block before it waits for its write: not between two blocks.
  */
 class BlocksAhead {
-  readonly #fetching = new Map<number, Promise<FetchedBlock>>();
+  readonly #fetching = new Map<number, Promise<UpstreamBlock>>();
 
   constructor(
     private readonly upstream: UpstreamGateway,
     private readonly last: number,
-    private readonly withSenders: (comet: CometBlock) => Promise<FetchedBlock>,
+    private readonly prepare: (height: number, comet: CometBlock) => Promise<UpstreamBlock>,
   ) {}
 
-  take(height: number): Promise<FetchedBlock> {
+  take(height: number): Promise<UpstreamBlock> {
     for (let next = height; next <= Math.min(height + FETCH_AHEAD - 1, this.last); next++) {
       if (this.#fetching.has(next)) continue;
-      const fetched = this.upstream.block(next).then(this.withSenders);
+      const fetched = this.upstream.block(next).then((comet) => this.prepare(next, comet));
       // Awaited when taken; one abandoned after an earlier failure must not be an unhandled rejection.
       fetched.catch(() => undefined);
       this.#fetching.set(next, fetched);
@@ -134,14 +129,16 @@ export class BlockFollower {
         if (pushed !== undefined && Number(pushed.block.header.height) === height) {
           // The block right after the head came with the push: no round trip to the producer.
           this.#upstreamHeight = Math.max(this.#upstreamHeight, height);
-          await this.#replicate(this.#decode(height, await this.#withSenders(pushed)));
+          await this.#replicate(await this.#prepare(height, pushed));
           continue;
         }
         this.#upstreamHeight = await this.upstream.latestHeight();
-        const ahead = new BlocksAhead(this.upstream, this.#upstreamHeight, (comet) => this.#withSenders(comet));
+        const ahead = new BlocksAhead(this.upstream, this.#upstreamHeight, (height, comet) =>
+          this.#prepare(height, comet),
+        );
         while (!this.#stopping.signal.aborted && this.chain.head().height < this.#upstreamHeight) {
           const height = this.chain.head().height + 1;
-          await this.#replicate(this.#decode(height, await ahead.take(height)));
+          await this.#replicate(await ahead.take(height));
         }
         if (this.#unreachable) this.logger.info({ upstream: this.upstream.url }, 'producer reachable again');
         this.#unreachable = false;
@@ -176,12 +173,13 @@ export class BlockFollower {
     });
   }
 
-  async #withSenders(comet: CometBlock): Promise<FetchedBlock> {
-    return { comet, transactions: await this.#recovery.recover(comet.block.data.txs ?? []) };
+  /** Block `height` as the producer serves it, its senders recovered on the recovery thread, decoded. */
+  async #prepare(height: number, comet: CometBlock): Promise<UpstreamBlock> {
+    return this.#decode(height, comet, await this.#recovery.recover(comet.block.data.txs ?? []));
   }
 
   /** The block as the producer serves it: native transactions first, then the EVM ones it wraps. */
-  #decode(height: number, { comet, transactions: received }: FetchedBlock): UpstreamBlock {
+  #decode(height: number, comet: CometBlock, received: readonly RecoveredTransaction[]): UpstreamBlock {
     const { header } = comet.block;
     if (Number(header.height) !== height) throw new ReplicaMismatch(height, `the producer sent block ${header.height}`);
     const natives: NativeTransaction[] = [];
