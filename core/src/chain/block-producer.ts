@@ -78,6 +78,8 @@ interface BlockPlan {
   readonly selectedAt: number;
   /** Refuses the block before it is written (a follower's comparison with the producer's). */
   readonly check?: (committed: CommittedBlock, execution: Execution) => void;
+  /** Accounts the next block touches, read while this one is written (a follower knows its next block). */
+  readonly readAhead?: readonly Address[];
 }
 
 /** A native transaction a block delivered, with its result. */
@@ -276,9 +278,10 @@ export class BlockProducer {
    * Executes and commits a block another node produced (a follower's), with its time, proposer
    * and transactions, and commits it only if it comes out as that node's: every transaction
    * included and the same block hash, which covers the parent's state root, the transactions
-   * and the header. Anything else throws a {@link ReplicaMismatch} and stores nothing.
+   * and the header. Anything else throws a {@link ReplicaMismatch} and stores nothing. With `next`,
+   * the block after it, the accounts that one touches are read while this one is written.
    */
-  async replicate(upstream: UpstreamBlock): Promise<CommittedBlock> {
+  async replicate(upstream: UpstreamBlock, next?: UpstreamBlock): Promise<CommittedBlock> {
     const started = performance.now();
     const parent = this.chain.head();
     if (upstream.height !== parent.height + 1)
@@ -291,6 +294,10 @@ export class BlockProducer {
       candidates: upstream.transactions,
       started,
       selectedAt: started,
+      readAhead:
+        next?.transactions.flatMap(({ tx }) =>
+          tx.to === undefined ? [tx.getSenderAddress()] : [tx.getSenderAddress(), tx.to],
+        ) ?? [],
       check: (committed, execution) => {
         const left = execution.dropped.length + execution.droppedNative.length;
         if (left > 0) throw new ReplicaMismatch(upstream.height, `${left} of its transactions failed here`);
@@ -362,7 +369,7 @@ export class BlockProducer {
       };
       recordsEnd = performance.now();
       plan.check?.(committed, execution);
-      await this.chain.store.commit(committed, this.chain.nodes);
+      await this.#commit(committed, plan.readAhead ?? []);
     } catch (error) {
       // Nothing of the block is stored: forget its state and start the next one from the parent's.
       this.chain.nodes.discardPending();
@@ -386,6 +393,21 @@ export class BlockProducer {
       'block committed',
     );
     return committed;
+  }
+
+  /**
+   * Writes the block; meanwhile, as RocksDB writes on its own threads, reads `readAhead` into the
+   * live state's caches: the block after runs on this one's state, and its prefetch then finds them
+   * there. The reads end before the write's outcome is acted on, as a failed write resets the live
+   * state; a read that fails is left for the next block's own prefetch to meet.
+   */
+  async #commit(committed: CommittedBlock, readAhead: readonly Address[]): Promise<void> {
+    const reading = readAhead.length === 0 ? undefined : readAccounts(this.live, readAhead).catch(() => undefined);
+    try {
+      await this.chain.store.commit(committed, this.chain.nodes);
+    } finally {
+      await reading;
+    }
   }
 
   /**

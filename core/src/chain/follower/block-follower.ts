@@ -20,6 +20,7 @@ const FETCH_AHEAD = 16;
  */
 class BlocksAhead {
   readonly #fetching = new Map<number, Promise<UpstreamBlock>>();
+  readonly #ready = new Map<number, UpstreamBlock>();
 
   constructor(
     private readonly upstream: UpstreamGateway,
@@ -30,14 +31,24 @@ class BlocksAhead {
   take(height: number): Promise<UpstreamBlock> {
     for (let next = height; next <= Math.min(height + FETCH_AHEAD - 1, this.last); next++) {
       if (this.#fetching.has(next)) continue;
-      const fetched = this.upstream.block(next).then((comet) => this.prepare(next, comet));
+      const fetched = this.upstream.block(next).then(async (comet) => {
+        const block = await this.prepare(next, comet);
+        this.#ready.set(next, block);
+        return block;
+      });
       // Awaited when taken; one abandoned after an earlier failure must not be an unhandled rejection.
       fetched.catch(() => undefined);
       this.#fetching.set(next, fetched);
     }
     const block = this.#fetching.get(height)!;
     this.#fetching.delete(height);
+    this.#ready.delete(height);
     return block;
+  }
+
+  /** Block `height` if it is fetched and decoded already. */
+  ready(height: number): UpstreamBlock | undefined {
+    return this.#ready.get(height);
   }
 }
 
@@ -115,8 +126,8 @@ export class BlockFollower {
   }
 
   /** One block replicated, then old state pruned when due, between blocks as a producer does. */
-  async #replicate(block: UpstreamBlock): Promise<void> {
-    await this.producer.replicate(block);
+  async #replicate(block: UpstreamBlock, next?: UpstreamBlock): Promise<void> {
+    await this.producer.replicate(block, next);
     await this.chain.pruneIfDue();
   }
 
@@ -138,7 +149,7 @@ export class BlockFollower {
         );
         while (!this.#stopping.signal.aborted && this.chain.head().height < this.#upstreamHeight) {
           const height = this.chain.head().height + 1;
-          await this.#replicate(await ahead.take(height));
+          await this.#replicate(await ahead.take(height), ahead.ready(height + 1));
         }
         if (this.#unreachable) this.logger.info({ upstream: this.upstream.url }, 'producer reachable again');
         this.#unreachable = false;
