@@ -26,7 +26,7 @@ const MAX_BALANCE = (1n << 256n) - 1n;
  * The state changes are `runTx`'s, in its order: the `beforeTx` listeners (the sender's
  * association) inside the transaction's checkpoint, the sender charged its gas and the value and
  * its nonce raised, the recipient credited, the coinbase paid the tip, and the touched accounts
- * left empty deleted (EIP-161).
+ * left empty deleted (EIP-161: the sender's nonce keeps it).
  */
 export async function runPlainTransfer(
   vm: VM,
@@ -64,10 +64,11 @@ export async function runPlainTransfer(
     sender.balance -= TRANSFER_GAS * (baseFee + tip) + tx.value;
     sender.nonce += 1n;
     await state.putAccount(caller, sender);
-    await credit(state, to, tx.value);
-    await credit(state, coinbase, TRANSFER_GAS * tip);
-    await deleteIfEmpty(state, to);
-    if (!coinbase.equals(to)) await deleteIfEmpty(state, coinbase);
+    const recipientAfter = await credit(state, to, tx.value);
+    // The coinbase's account after its credit is the recipient's too when they are one.
+    const coinbaseAfter = await credit(state, coinbase, TRANSFER_GAS * tip);
+    if (recipientAfter.isEmpty() && !coinbase.equals(to)) await state.deleteAccount(to);
+    if (coinbaseAfter.isEmpty()) await state.deleteAccount(coinbase);
     await state.commit();
   } catch (error) {
     await state.revert();
@@ -89,14 +90,10 @@ function isPlainTransferType(tx: TypedTransaction): boolean {
   return (isAccessList2930Tx(tx) || isFeeMarket1559Tx(tx)) && tx.accessList.length === 0;
 }
 
-async function credit(state: VM['stateManager'], address: Address, amount: bigint): Promise<void> {
+/** Adds `amount` to the account at `address` (created if need be); resolves to the account written. */
+async function credit(state: VM['stateManager'], address: Address, amount: bigint): Promise<Account> {
   const account = (await state.getAccount(address)) ?? new Account();
   account.balance += amount;
   await state.putAccount(address, account);
-}
-
-/** EIP-161: a touched account left without nonce, balance or code is removed. */
-async function deleteIfEmpty(state: VM['stateManager'], address: Address): Promise<void> {
-  const account = await state.getAccount(address);
-  if (account?.isEmpty() === true) await state.deleteAccount(address);
+  return account;
 }
