@@ -13,6 +13,10 @@
  *    debug logs' times, one clock), p50 and p99.
  * 4. Reads: `eth_getBalance` at 32 in flight (autocannon) for 10 s on each of the follower and the
  *    producer, in alternating turns of 1 s.
+ * 5. Full blocks: a second producer with 1 s blocks makes 25 blocks of 595 transfers (a
+ *    12.5M-gas block's worth); a fresh follower replicates them, and its rate on the last 15, from
+ *    the commit of the first to that of the last, is compared with the 2.5 blocks a second that
+ *    400 ms blocks produce.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,10 +41,21 @@ const TRANSFERS_PER_SENDER = 1_000;
 const BUILD_TRANSFERS = 9_000;
 /** The live phase's transfers: one every this many ms, a steady trickle into 400 ms blocks. */
 const LIVE_PACE_MS = 50;
+/** The transfers a block of the default gas limit holds. */
+const FULL_BLOCK_CAPACITY = 595;
+/** Full blocks a fresh follower replicates before its rate on them is measured, and how many are measured. */
+const WARM_UP_FULL_BLOCKS = 10;
+const MEASURED_FULL_BLOCKS = 15;
+/** Transfers sent ahead of the full blocks' producer: several blocks' worth, under its pool's 5,000. */
+const FULL_BLOCK_BACKLOG = 3_000;
+/** Full blocks a second at the default cadence, what the full-block catch-up is compared with. */
+const CADENCE_FULL_BLOCKS_PER_SECOND = 1000 / 400;
 
 interface Streamed {
   /** Stops the stream; resolves to how many transfers were sent. */
   stop(): Promise<number>;
+  /** Resolves to how many transfers were sent once the limit is reached or the transfers run out. */
+  finished(): Promise<number>;
 }
 
 /**
@@ -58,19 +73,23 @@ function streamTransfers(url: string, raws: string[], limit: number, paceMs?: nu
     }
   };
   const lanes = Array.from({ length: paceMs === undefined ? IN_FLIGHT : 1 }, lane);
+  const finished = async () => {
+    await Promise.all(lanes);
+    return sent;
+  };
   return {
-    stop: async () => {
+    stop: () => {
       stopped = true;
-      await Promise.all(lanes);
-      return sent;
+      return finished();
     },
+    finished,
   };
 }
 
 /** Transfers in an order that keeps each sender's nonces in sequence. */
-async function transferQueue(senders: readonly Sender[], chainId: bigint): Promise<string[]> {
-  const bySender = await signEthTransfers(senders, chainId, TRANSFERS_PER_SENDER);
-  return Array.from({ length: TRANSFERS_PER_SENDER }, (_, nonce) => bySender.map((txs) => txs[nonce]!.raw)).flat();
+async function transferQueue(senders: readonly Sender[], chainId: bigint, perSender: number): Promise<string[]> {
+  const bySender = await signEthTransfers(senders, chainId, perSender);
+  return Array.from({ length: perSender }, (_, nonce) => bySender.map((txs) => txs[nonce]!.raw)).flat();
 }
 
 /**
@@ -89,6 +108,45 @@ async function readRates(servers: readonly ChainServer[], address: string): Prom
     for (const [index, server] of servers.entries())
       runs[index]!.push(await sampleHttpLoad(server.url, call, IN_FLIGHT, READ_SECONDS / READ_TURNS));
   return runs.map(summarize);
+}
+
+/**
+ * A follower's rate on full blocks: a producer with 1 s blocks (so that each takes a full block's
+ * worth of the pool) is sent enough transfers for `WARM_UP_FULL_BLOCKS` + `MEASURED_FULL_BLOCKS`
+ * full blocks, then a fresh public follower replicates its chain. Its rate is counted from the
+ * commit of its first measured full block to that of its last: the first ones run on code not yet
+ * compiled, as `bench:chain` warms its nodes up before it measures. Also resolves to the rate
+ * over every full block, warm-up included.
+ */
+async function fullBlockCatchUp(repoRoot: string): Promise<{ warm: number; all: number }> {
+  const gatewayPort = await freePort();
+  const home = await mkdtemp(join(tmpdir(), 'evmnode-follower-bench-full-'));
+  const producer = await startEvmnode(repoRoot, '1s', ['--home', home, '--native.rpc_port', String(gatewayPort)]);
+  let follower: ChainServer | undefined;
+  try {
+    const senders = await devSenders(producer.url);
+    const transfers = (WARM_UP_FULL_BLOCKS + MEASURED_FULL_BLOCKS) * FULL_BLOCK_CAPACITY;
+    const queue = await transferQueue(senders, producer.chainId, Math.ceil(transfers / senders.length));
+    const built = async () => transactionsUpTo(producer, await blockNumber(producer.url));
+    // The pool holds 5,000 transactions: they go in as blocks make room, a few blocks' worth ahead.
+    for (let sent = 0; sent < transfers; sent += FULL_BLOCK_BACKLOG / 2) {
+      while (sent - (await built()) > FULL_BLOCK_BACKLOG) await sleep(100);
+      await streamTransfers(producer.url, queue, FULL_BLOCK_BACKLOG / 2).finished();
+    }
+    while ((await built()) < transfers) await sleep(200);
+    const upstream = ['--profile', 'follower-public', '--follower.upstream', `http://127.0.0.1:${gatewayPort}`];
+    upstream.push('--follower.upstream_rpc', producer.url, '--native.rpc_port', '0');
+    follower = await startEvmnode(repoRoot, '400ms', upstream);
+    const height = await blockNumber(producer.url);
+    while ((await blockNumber(follower.url)) < height) await sleep(20);
+    const full = follower.blocks.filter((block) => block.transactions === FULL_BLOCK_CAPACITY);
+    const rate = (blocks: readonly BlockLine[]) =>
+      (blocks.length - 1) / ((blocks.at(-1)!.time - blocks[0]!.time) / 1000);
+    return { warm: rate(full.slice(WARM_UP_FULL_BLOCKS)), all: rate(full) };
+  } finally {
+    await Promise.all([follower?.stop(), producer.stop()]);
+    await rm(home, { recursive: true, force: true });
+  }
 }
 
 function transactionsUpTo(server: ChainServer, height: number): number {
@@ -110,7 +168,7 @@ async function main(): Promise<void> {
   let follower: ChainServer | undefined;
   try {
     const senders = await devSenders(producer.url);
-    const queue = await transferQueue(senders, producer.chainId);
+    const queue = await transferQueue(senders, producer.chainId, TRANSFERS_PER_SENDER);
 
     console.error(`build: ${target} blocks of 20 ms…`);
     const buildStart = performance.now();
@@ -151,6 +209,13 @@ async function main(): Promise<void> {
       HttpLoadResult,
     ];
 
+    await Promise.all([follower.stop(), producer.stop()]);
+    follower = undefined;
+    console.error(
+      `full blocks: a follower replicates ${WARM_UP_FULL_BLOCKS + MEASURED_FULL_BLOCKS} blocks of 595 transfers…`,
+    );
+    const full = await fullBlockCatchUp(repoRoot);
+
     const producerBlocksPerSecond = built / buildSeconds;
     const catchUpBlocksPerSecond = built / catchUpSeconds;
     console.log(`chain: ${built} blocks holding ${builtTransactions} transfers`);
@@ -171,6 +236,12 @@ async function main(): Promise<void> {
       `eth_getBalance at ${IN_FLIGHT} in flight, ${READ_TURNS} alternating turns: follower ${readRate(followerReads)}, ` +
         `producer ${readRate(producerReads)} ` +
         `(${(followerReads.requestsPerSecond / producerReads.requestsPerSecond).toFixed(2)}x; target ≥ 0.9x)`,
+    );
+    console.log(
+      `follower on full blocks of ${FULL_BLOCK_CAPACITY} transfers: ${full.warm.toFixed(1)} blocks/s over ` +
+        `${MEASURED_FULL_BLOCKS} after ${WARM_UP_FULL_BLOCKS} of warm-up ` +
+        `(${(full.warm / CADENCE_FULL_BLOCKS_PER_SECOND).toFixed(2)}x the ${CADENCE_FULL_BLOCKS_PER_SECOND} full blocks/s ` +
+        `of 400 ms blocks; target ≥ 3x); ${full.all.toFixed(1)} blocks/s over all ${WARM_UP_FULL_BLOCKS + MEASURED_FULL_BLOCKS}`,
     );
   } finally {
     await Promise.all([follower?.stop(), producer.stop()]);
