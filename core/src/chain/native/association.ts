@@ -24,8 +24,10 @@ export function addressPairOf(publicKey: Uint8Array): AddressPair {
   return { evm: evmAddressOfKey(publicKey), native: nativeAddressOfKey(publicKey) };
 }
 
+const ADDR_PRECOMPILE_BYTES = hexToBytes(ADDR_PRECOMPILE_ADDRESS);
+
 function records(state: StateManagerInterface): SystemAccount {
-  return new SystemAccount(state, hexToBytes(ADDR_PRECOMPILE_ADDRESS));
+  return new SystemAccount(state, ADDR_PRECOMPILE_BYTES);
 }
 
 async function readRecord(state: StateManagerInterface, slot: Uint8Array): Promise<Uint8Array | undefined> {

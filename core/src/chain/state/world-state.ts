@@ -268,7 +268,9 @@ export class WorldState extends MerkleStateManager {
 
   async #readStorage(address: Address, slot: Uint8Array): Promise<Uint8Array> {
     const reads = this.trieReads;
-    if (this._caches?.storage?.get(address, slot) !== undefined) return super.getStorage(address, slot);
+    // What ethereumjs' read does with a cached slot, without looking it up a second time.
+    const cached = this._caches?.storage?.get(address, slot);
+    if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
     this.#misses?.push({ address, slot });
     if (reads === undefined) return this.#trieSlot(address, slot);
     const account = await this.#readAccount(address);
