@@ -1,4 +1,5 @@
 import type { Block } from '@ethereumjs/block';
+import { Hardfork } from '@ethereumjs/common';
 import type { EVM } from '@ethereumjs/evm';
 import { isAccessList2930Tx, isFeeMarket1559Tx, isLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, type Address } from '@ethereumjs/util';
@@ -33,6 +34,8 @@ export async function runPlainTransfer(
   tx: TypedTransaction,
   block: Block,
 ): Promise<TransactionResult | undefined> {
+  // What follows is Prague's transfer; another hardfork may change it (EIP-7708 adds a log).
+  if (vm.common.hardfork() !== Hardfork.Prague) return undefined;
   const to = tx.to;
   if (to === undefined || !isPlainTransferType(tx) || tx.data.length > 0) return undefined;
   // The VM's EVM is ethereumjs' own (createVM builds it); its interface type leaves this out.
