@@ -53,3 +53,5 @@ export { runPlainTransfer } from './chain/plain-transfer.js';
 export { NativeEffects } from './chain/native/native-effects.js';
 export { installCodeAnalysisCache } from './chain/evm/code-analysis-cache.js';
 export { SenderRecoveryThread } from './chain/follower/sender-recovery-thread.js';
+export { BlockDurations } from './chain/block-durations.js';
+export type { StoredNativeTx } from './chain/records.js';

@@ -5,6 +5,7 @@ import { Bloom, type VM } from '@ethereumjs/vm';
 import { keccak256 } from './native-crypto.js';
 import type { Logger } from 'pino';
 import type { Chain } from './chain.js';
+import { BlockDurations } from './block-durations.js';
 import { createBlockVM, executionBlock, runBlockTransaction, type TransactionResult } from './block-execution.js';
 import { storeParentHash } from './evm/block-history.js';
 import { gethVmError } from './simulation/call-errors.js';
@@ -36,6 +37,9 @@ export interface ProducerSettings {
   /** What native transactions are checked against when delivered. */
   readonly nativeRules: Omit<NativeRules, 'denoms'>;
 }
+
+/** What a full block is taken to need until the node has timed its own. */
+const FIRST_FULL_BLOCK_MS = 200;
 
 /** The intrinsic gas of a plain transfer, the least any EVM transaction takes. */
 const MIN_TX_GAS = 21_000n;
@@ -80,6 +84,17 @@ interface BlockPlan {
   readonly check?: (committed: CommittedBlock, execution: Execution) => void;
   /** Accounts the next block touches, read while this one is written (a follower knows its next block). */
   readonly readAhead?: readonly Address[];
+  /** When the block is published (its receipts served, its events sent) if committed earlier: a `performance.now()` time. */
+  readonly publishAt?: number | undefined;
+}
+
+/** The transactions a block would take, chosen at `started`. */
+interface Selection {
+  readonly started: number;
+  readonly candidates: readonly PooledTransaction[];
+  readonly nativeCandidates: readonly NativeTransaction[];
+  /** What the candidates' gas limits add up to. */
+  readonly gasLimits: number;
 }
 
 /** A native transaction a block delivered, with its result. */
@@ -106,6 +121,8 @@ interface Execution {
   /** Block gas the native transactions take (their gas limits, as Tendermint counts them). */
   nativeGas: bigint;
   readonly executed: Executed[];
+  /** What the included EVM transactions' gas limits add up to. */
+  evmGasLimits: bigint;
   /** Hashes of transactions that failed their checks when run. */
   readonly dropped: PrefixedHexString[];
   /** Each included sender's nonce after the block. */
@@ -160,6 +177,9 @@ export class BlockProducer {
   #running = false;
   #arrivedSince = false;
   #stopArrivals: (() => void) | undefined;
+  /** Ends the producer's current wait, before a block's start or its publication (stopping does). */
+  #wakeEarly: (() => void) | undefined;
+  readonly #durations: BlockDurations;
 
   private constructor(
     private readonly chain: Chain,
@@ -169,7 +189,9 @@ export class BlockProducer {
     private readonly logger: Logger,
     private readonly blockOptions = fastBlockOptions(chain.common),
     private readonly nativeRules: NativeRules = { ...settings.nativeRules, denoms: chain.denoms },
-  ) {}
+  ) {
+    this.#durations = new BlockDurations(Number(chain.head().gasLimit), FIRST_FULL_BLOCK_MS);
+  }
 
   static async create(chain: Chain, settings: ProducerSettings, logger: Logger): Promise<BlockProducer> {
     const live = stateManagerAt(chain.nodes, chain.common, hexToBytes(chain.head().stateRoot), PRODUCER_STATE_CACHES);
@@ -179,7 +201,7 @@ export class BlockProducer {
 
   start(): void {
     this.#stopped = false;
-    if (this.settings.blockTimeMs > 0) return this.#schedule();
+    if (this.settings.blockTimeMs > 0) return this.#schedule(performance.now() + this.settings.blockTimeMs);
     this.#stopArrivals = this.chain.events.onArrival(() => this.#onDemand());
     // Transactions a previous run left in the pools.
     this.#onDemand();
@@ -189,6 +211,7 @@ export class BlockProducer {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    this.#wakeEarly?.();
     this.#stopArrivals?.();
     await this.#producing;
   }
@@ -228,50 +251,101 @@ export class BlockProducer {
   }
 
   /**
-   * Blocks start `block_time` apart, start to start: the time a block takes to produce is not
-   * added to the wait for the next (a slow block is followed at once).
+   * Blocks come out `block_time` apart: each starts as long before it is due as it is expected to
+   * take, with a margin ({@link BlockDurations}), and is published (its receipts served, its
+   * events sent) when due. A full block after an empty one then stretches no interval. Blocks
+   * are due on a grid `block_time` apart; one published more than a quarter of it late moves the
+   * grid with it, so that blocks do not follow one another closely to catch up.
    */
-  #schedule(previousStart = performance.now()): void {
+  #schedule(due: number): void {
     if (this.#stopped) return;
-    const wait = Math.max(0, previousStart + this.settings.blockTimeMs - performance.now());
+    const wait = Math.max(0, due - this.#durations.fullLead() - performance.now());
     this.#timer = setTimeout(() => {
-      const start = performance.now();
-      this.#producing = this.produce()
-        .then(() => this.chain.pruneIfDue())
-        .then(
-          () => this.#schedule(start),
-          (error: unknown) => {
-            this.logger.error({ err: error }, 'block production failed; retrying at the next tick');
-            this.#schedule(start);
-          },
-        );
+      this.#producing = this.#produceDue(due)
+        .then(async (publishedAt) => {
+          await this.chain.pruneIfDue();
+          const late = (publishedAt ?? due) - due > this.settings.blockTimeMs / 4;
+          this.#schedule((late ? publishedAt! : due) + this.settings.blockTimeMs);
+        })
+        .catch((error: unknown) => {
+          this.logger.error({ err: error }, 'block production failed; retrying at the next tick');
+          this.#schedule(performance.now() + this.settings.blockTimeMs);
+        });
     }, wait);
+  }
+
+  /**
+   * Produces the block due at `due` (a `performance.now()` time); resolves to when it was
+   * published, or undefined when no block was wanted. Woken up as long before `due` as a full
+   * block needs, it waits on when its candidates need less, and then selects them again, so that
+   * what arrived meanwhile goes in too.
+   */
+  async #produceDue(due: number): Promise<number | undefined> {
+    let selection = await this.#select();
+    const early = due - performance.now() - this.#durations.lead(selection.gasLimits);
+    if (early >= 1) {
+      await this.#sleep(early);
+      if (this.#stopped) return undefined;
+      selection = await this.#select();
+    }
+    if (!this.#wanted(selection)) return undefined;
+    await this.#buildSelection(selection, due);
+    return performance.now();
+  }
+
+  /** Waits `ms`, or less when the producer stops. */
+  #sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#timer = setTimeout(resolve, ms);
+      this.#wakeEarly = resolve;
+    });
   }
 
   /** Produces and commits one block; resolves to it, or undefined when an empty block was not wanted. */
   async produce(): Promise<CommittedBlock | undefined> {
     const production = this.settings.blockTimeMs === 0 ? this.chain.beginProduction() : undefined;
     try {
-      const started = performance.now();
-      const parent = this.chain.head();
-      const baseFee = this.chain.nextBaseFee();
-      const candidates = this.chain.pool.ready(await this.#senderNonces(), baseFee);
-      const nativeCandidates = this.chain.nativePool.transactions();
-      const wantsEmpty = this.settings.createEmptyBlocks && this.settings.blockTimeMs > 0;
-      if (candidates.length === 0 && nativeCandidates.length === 0 && !wantsEmpty) return undefined;
-      production?.selected(candidates.map(({ hash }) => hash));
-      return await this.#build({
-        parent,
-        timeMs: BigInt(Math.max(Date.now(), Number(BigInt(parent.header.timeMs)) + 1)),
-        proposer: this.chain.proposer,
-        nativeCandidates,
-        candidates,
-        started,
-        selectedAt: performance.now(),
-      });
+      const selection = await this.#select();
+      if (!this.#wanted(selection)) return undefined;
+      production?.selected(selection.candidates.map(({ hash }) => hash));
+      return await this.#buildSelection(selection, undefined);
     } finally {
       production?.end();
     }
+  }
+
+  /** The pools' transactions a block on the head would take now, with their gas limits' sum. */
+  async #select(): Promise<Selection> {
+    const started = performance.now();
+    const candidates = this.chain.pool.ready(await this.#senderNonces(), this.chain.nextBaseFee());
+    const nativeCandidates = this.chain.nativePool.transactions();
+    let gasLimits = 0;
+    for (const { gasLimit } of nativeCandidates) gasLimits += Number(gasLimit);
+    for (const { tx } of candidates) gasLimits += Number(tx.gasLimit);
+    return { started, candidates, nativeCandidates, gasLimits };
+  }
+
+  /** Whether a block is made of `selection`: an empty one only at a block time, when empty blocks are wanted. */
+  #wanted(selection: Selection): boolean {
+    const wantsEmpty = this.settings.createEmptyBlocks && this.settings.blockTimeMs > 0;
+    return wantsEmpty || selection.candidates.length > 0 || selection.nativeCandidates.length > 0;
+  }
+
+  #buildSelection(
+    { started, candidates, nativeCandidates }: Selection,
+    publishAt: number | undefined,
+  ): Promise<CommittedBlock> {
+    const parent = this.chain.head();
+    return this.#build({
+      parent,
+      timeMs: BigInt(Math.max(Date.now(), Number(BigInt(parent.header.timeMs)) + 1)),
+      proposer: this.chain.proposer,
+      nativeCandidates,
+      candidates,
+      started,
+      selectedAt: performance.now(),
+      publishAt,
+    });
   }
 
   /**
@@ -376,23 +450,42 @@ export class BlockProducer {
       await this.live.setStateRoot(hexToBytes(parent.stateRoot));
       throw error;
     }
+    const committedAt = performance.now();
+    const durationMs = committedAt - started;
+    const { nativeGas } = execution;
+    this.#durations.observe(
+      Number(nativeGas + execution.evmGasLimits),
+      Number(nativeGas + execution.gasUsed),
+      durationMs,
+    );
+    // A block committed before its time is published when due: blocks come out at a steady cadence.
+    const heldMs = plan.publishAt === undefined ? 0 : await this.#holdUntil(plan.publishAt);
     this.chain.applyCommitted(committed, execution.nextNonces, execution.dropped, execution.droppedNative);
     this.logger.debug(
       {
         height,
         transactions: committed.receipts.length,
         gasUsed: Number(execution.gasUsed),
-        durationMs: performance.now() - started,
+        durationMs,
+        heldMs,
         // Where the time went: docs/performance.md reads these.
         selectMs: selectedAt - started,
         ...execution.timings,
         stateRootMs: stateRootEnd - executionEnd,
         recordsMs: recordsEnd - stateRootEnd,
-        writeMs: performance.now() - recordsEnd,
+        writeMs: committedAt - recordsEnd,
       },
       'block committed',
     );
     return committed;
+  }
+
+  /** Waits until `time` (a `performance.now()` time), or less when the producer stops; resolves to the ms waited. */
+  async #holdUntil(time: number): Promise<number> {
+    const start = performance.now();
+    if (time - start < 1) return 0;
+    await this.#sleep(time - start);
+    return performance.now() - start;
   }
 
   /**
@@ -430,6 +523,7 @@ export class BlockProducer {
       droppedNative: [],
       nativeGas: 0n,
       executed: [],
+      evmGasLimits: 0n,
       dropped: [],
       nextNonces: new Map(),
       gasUsed: 0n,
@@ -491,6 +585,7 @@ export class BlockProducer {
           continue;
         }
         execution.gasUsed += result.gasUsed;
+        execution.evmGasLimits += pooled.tx.gasLimit;
         execution.nextNonces.set(pooled.sender, pooled.nonce + 1n);
         this.chain.recentSenders.remember(pooled.hash, pooled.tx.getSenderPublicKey());
         if (result.logs.length > 0) execution.bloom.or(result.bloom);

@@ -66,7 +66,12 @@ export class ChainStore {
     maxSize: RECEIPT_CACHE_ENTRIES,
     sizeCalculation: (receipts) => receipts.length,
   });
-  /** The last height whose commit has resolved; blocks opened before any commit here are all published. */
+  /**
+   * The last height published: RocksDB shows a batch to reads as soon as it is written (before
+   * its write resolves here), and the block producer may hold a written block back until its
+   * time; reads find no block above it, nor its transactions (head, state and nonces not yet
+   * moved). Blocks opened before any commit here are all published.
+   */
   #published = Number.POSITIVE_INFINITY;
   /** The highest height with a synthetic log on disk when first asked (-1: none), read once. */
   #storedLastSynthetic: Promise<number> | undefined;
@@ -84,6 +89,7 @@ export class ChainStore {
   }
 
   async blockAt(height: number): Promise<BlockRecord | undefined> {
+    if (height > this.#published) return undefined;
     const cached = this.#blocks.get(height);
     if (cached !== undefined) return cached;
     const bytes = await this.#store.get(bucketKey(Bucket.Block, height));
@@ -95,7 +101,9 @@ export class ChainStore {
 
   async heightOf(blockHash: PrefixedHexString): Promise<number | undefined> {
     const bytes = await this.#store.get(bucketKey(Bucket.BlockHash, hexToBytes(blockHash)));
-    return bytes === undefined ? undefined : Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0));
+    if (bytes === undefined) return undefined;
+    const height = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0));
+    return height > this.#published ? undefined : height;
   }
 
   async locationOf(txHash: PrefixedHexString): Promise<TxLocation | undefined> {
@@ -105,8 +113,6 @@ export class ChainStore {
     if (bytes === undefined) return undefined;
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const location = { height: Number(view.getBigUint64(0)), index: view.getUint32(8) };
-    // RocksDB shows a batch to reads before its write has resolved here: a transaction of a block
-    // not yet published (head, state and nonces not yet moved) is not found yet.
     if (location.height > this.#published) return undefined;
     this.#locations.set(txHash, location);
     return location;
@@ -133,16 +139,20 @@ export class ChainStore {
 
   async evmHashOfNative(nativeHash: Uint8Array): Promise<PrefixedHexString | undefined> {
     const bytes = await this.#store.get(bucketKey(Bucket.NativeToEvm, nativeHash));
-    return bytes === undefined ? undefined : bytesToHex(bytes);
+    if (bytes === undefined) return undefined;
+    const txHash = bytesToHex(bytes);
+    return (await this.locationOf(txHash)) === undefined ? undefined : txHash;
   }
 
   async nativeHashOf(txHash: PrefixedHexString): Promise<Uint8Array | undefined> {
+    if ((await this.locationOf(txHash)) === undefined) return undefined;
     return this.#store.get(bucketKey(Bucket.EvmToNative, hexToBytes(txHash)));
   }
 
   /** A native (non-EVM) transaction's result, by its hash. */
   async nativeTransaction(hash: Uint8Array): Promise<StoredNativeTx | undefined> {
-    return json<StoredNativeTx>(await this.#store.get(bucketKey(Bucket.NativeTx, hash)));
+    const stored = json<StoredNativeTx>(await this.#store.get(bucketKey(Bucket.NativeTx, hash)));
+    return stored === undefined || stored.height > this.#published ? undefined : stored;
   }
 
   async syntheticTransaction(hash: PrefixedHexString): Promise<SyntheticTxRecord | undefined> {
@@ -228,7 +238,8 @@ export class ChainStore {
    * Writes a block with everything it changed, trie nodes included, in one atomic batch whose
    * last entry moves the head: after a crash the node restarts at the last whole block. Resolves
    * once the batch is on disk (the write-ahead log synced), since the caller then publishes the
-   * block: a block a client has seen is never lost to a power cut (docs/performance.md has the cost).
+   * block ({@link publish}): a block a client has seen is never lost to a power cut
+   * (docs/performance.md has the cost). Reads do not find the block until then.
    */
   async commit(committed: CommittedBlock, nodes: TrieNodeStore): Promise<void> {
     const { block, receipts, rawTransactions, nativeHashes, nativeTransactions, syntheticTransactions } = committed;
@@ -261,11 +272,16 @@ export class ChainStore {
     this.database.meta.put(batch, HEAD_KEY, BigInt(height));
     this.#published = height - 1;
     await batch.write({ sync: true });
-    this.#published = height;
-    receipts.forEach((receipt, index) => this.#locations.set(receipt.transactionHash, { height, index }));
     if (receipts.length > 0) this.#receipts.set(height, receipts);
     if (syntheticTransactions.some((synthetic) => synthetic.logs.length > 0)) this.#committedLastSynthetic = height;
     nodes.committed();
     this.#blocks.set(height, block, { size: blockBytes.length });
+  }
+
+  /** Shows a committed block to reads by height and by hash: the chain's head has moved to it. */
+  publish({ block, receipts }: CommittedBlock): void {
+    const { height } = block;
+    this.#published = height;
+    receipts.forEach((receipt, index) => this.#locations.set(receipt.transactionHash, { height, index }));
   }
 }

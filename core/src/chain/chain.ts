@@ -170,10 +170,16 @@ export class Chain implements ChainReader, TxSubmitter {
       nativeTransactions: [],
       synthetic: { ext: [], ext2: [] },
     });
-    await store.commit(
-      { block, receipts: [], rawTransactions: [], nativeHashes: [], nativeTransactions: [], syntheticTransactions: [] },
-      nodes,
-    );
+    const committed = {
+      block,
+      receipts: [],
+      rawTransactions: [],
+      nativeHashes: [],
+      nativeTransactions: [],
+      syntheticTransactions: [],
+    };
+    await store.commit(committed, nodes);
+    store.publish(committed);
     return block;
   }
 
@@ -436,6 +442,7 @@ export class Chain implements ChainReader, TxSubmitter {
     // A new state object rather than the old one moved to the new root: a read in flight on the
     // old one would otherwise finish on the old root and cache what it read as the new head's.
     // Head, state and account cache change together, with no await between them.
+    this.store.publish(committed);
     this.#headState = this.#stateManagerAtHead(committed.block);
     this.#headAccounts.clear();
     this.#head = committed.block;
