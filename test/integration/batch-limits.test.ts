@@ -38,7 +38,8 @@ async function heavyBatch(node: TestNode, method: string, params: unknown[]): Pr
       error: { code: -32003, message: 'response too large' },
     });
   }
-  expect(peakGrowthMib, 'RSS growth (MiB)').to.be.below(250);
+  // About 20 MiB here; a batch running every call behind one still running grew it by 160-270.
+  expect(peakGrowthMib, 'RSS growth (MiB)').to.be.below(100);
   return answers.slice(0, cut).map((answer) => answer.result as unknown);
 }
 

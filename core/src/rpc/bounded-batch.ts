@@ -29,8 +29,12 @@ export interface BoundedBatchRun<T> {
  * Runs the `count` calls of a batch in order, at most `concurrency` at once, as geth runs a batch:
  * once the answers so far pass `maxBytes`, the calls that follow are not run, so that a batch
  * holds about that much whatever it asks for. Synchronous answers are taken at once, without a
- * promise turn each. `call` answers with something that has a length in bytes (response text),
- * or undefined (a notification); its promises must not reject.
+ * promise turn each. A call starts only while fewer than `concurrency` started ones are not yet
+ * counted, finished or not: behind one that is still running, answers given at once would
+ * otherwise pile up uncounted, every call of the batch run (a batch of 1000 copies of a cached
+ * full block, behind the first copy being built, held 1000 answers). `call` answers with
+ * something that has a length in bytes (response text), or undefined (a notification); its
+ * promises must not reject.
  */
 export async function runBoundedBatch<T extends { readonly length: number }>(
   count: number,
@@ -55,7 +59,7 @@ export async function runBoundedBatch<T extends { readonly length: number }>(
     }
   };
   for (;;) {
-    while (next < count && running.size < concurrency && stop === undefined) {
+    while (next < count && next - counted < concurrency && stop === undefined) {
       const index = next++;
       const answer = call(index);
       if (answer instanceof Promise) {

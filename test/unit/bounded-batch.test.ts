@@ -1,0 +1,47 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'chai';
+import { runBoundedBatch } from '@evmnode/core';
+
+const ANSWER = 'x'.repeat(100);
+
+describe('bounded batches', () => {
+  it('stops running calls answered at once when their answers pass the size cap', async () => {
+    const started: number[] = [];
+    const run = await runBoundedBatch(
+      1000,
+      (index) => {
+        started.push(index);
+        return ANSWER;
+      },
+      { maxBytes: 1000 },
+    );
+    // Eleven answers of 100 bytes pass 1000.
+    expect(run).to.deep.include({ stop: 'too-large', counted: 11, next: 11, running: [] });
+    expect(started).to.have.length(11);
+  });
+
+  it('holds at most `concurrency` uncounted answers behind a call still running, so that the cap still bounds the batch', async () => {
+    const started: number[] = [];
+    const run = await runBoundedBatch(
+      1000,
+      (index) => {
+        started.push(index);
+        // The first call takes a while (a block not yet cached); the others answer at once (cached).
+        return index === 0 ? sleep(10).then(() => ANSWER) : ANSWER;
+      },
+      { maxBytes: 1000, concurrency: 4 },
+    );
+    expect(run).to.deep.include({ stop: 'too-large', counted: 11, next: 11, running: [] });
+    expect(started).to.deep.equal([...Array(11).keys()]);
+  });
+
+  it('runs every call of a batch under the cap, in order, answers taken as they come', async () => {
+    const run = await runBoundedBatch(
+      10,
+      (index) => (index % 3 === 0 ? sleep(10 - index).then(() => `${index}`) : `${index}`),
+      { maxBytes: 1000, concurrency: 4 },
+    );
+    expect(run).to.deep.include({ stop: undefined, counted: 10, next: 10, running: [] });
+    expect(run.answers).to.deep.equal(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+  });
+});
