@@ -1,36 +1,37 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { runBoundedBatch } from '@evmnode/core';
+import { runBoundedBatch, type BoundedBatchOptions } from '@evmnode/core';
 
 const ANSWER = 'x'.repeat(100);
 
 describe('bounded batches', () => {
-  it('stops running calls answered at once when their answers pass the size cap', async () => {
+  /** A batch of 1000 calls answered by `answer`, and which of them were started. */
+  async function recorded(answer: (index: number) => string | Promise<string>, options: BoundedBatchOptions) {
     const started: number[] = [];
     const run = await runBoundedBatch(
       1000,
       (index) => {
         started.push(index);
-        return ANSWER;
+        return answer(index);
       },
-      { maxBytes: 1000 },
+      options,
     );
+    return { run, started };
+  }
+
+  it('stops running calls answered at once when their answers pass the size cap', async () => {
+    const { run, started } = await recorded(() => ANSWER, { maxBytes: 1000 });
     // Eleven answers of 100 bytes pass 1000.
     expect(run).to.deep.include({ stop: 'too-large', counted: 11, next: 11, running: [] });
     expect(started).to.have.length(11);
   });
 
   it('holds at most `concurrency` uncounted answers behind a call still running, so that the cap still bounds the batch', async () => {
-    const started: number[] = [];
-    const run = await runBoundedBatch(
-      1000,
-      (index) => {
-        started.push(index);
-        // The first call takes a while (a block not yet cached); the others answer at once (cached).
-        return index === 0 ? sleep(10).then(() => ANSWER) : ANSWER;
-      },
-      { maxBytes: 1000, concurrency: 4 },
-    );
+    // The first call takes a while (a block not yet cached); the others answer at once (cached).
+    const { run, started } = await recorded((index) => (index === 0 ? sleep(10).then(() => ANSWER) : ANSWER), {
+      maxBytes: 1000,
+      concurrency: 4,
+    });
     expect(run).to.deep.include({ stop: 'too-large', counted: 11, next: 11, running: [] });
     expect(started).to.deep.equal([...Array(11).keys()]);
   });
