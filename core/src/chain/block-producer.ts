@@ -93,8 +93,14 @@ interface Selection {
   readonly started: number;
   readonly candidates: readonly PooledTransaction[];
   readonly nativeCandidates: readonly NativeTransaction[];
-  /** What the candidates' gas limits add up to. */
-  readonly gasLimits: number;
+}
+
+/** What a selection's gas limits add up to: how much a block of it may take. */
+function gasLimitsOf({ candidates, nativeCandidates }: Selection): number {
+  let gasLimits = 0;
+  for (const { gasLimit } of nativeCandidates) gasLimits += Number(gasLimit);
+  for (const { tx } of candidates) gasLimits += Number(tx.gasLimit);
+  return gasLimits;
 }
 
 /** A native transaction a block delivered, with its result. */
@@ -282,7 +288,7 @@ export class BlockProducer {
    */
   async #produceDue(due: number): Promise<number | undefined> {
     let selection = await this.#select();
-    const early = due - performance.now() - this.#durations.lead(selection.gasLimits);
+    const early = due - performance.now() - this.#durations.lead(gasLimitsOf(selection));
     if (early >= 1) {
       await this.#sleep(early);
       if (this.#stopped) return undefined;
@@ -314,15 +320,11 @@ export class BlockProducer {
     }
   }
 
-  /** The pools' transactions a block on the head would take now, with their gas limits' sum. */
+  /** The pools' transactions a block on the head would take now. */
   async #select(): Promise<Selection> {
     const started = performance.now();
     const candidates = this.chain.pool.ready(await this.#senderNonces(), this.chain.nextBaseFee());
-    const nativeCandidates = this.chain.nativePool.transactions();
-    let gasLimits = 0;
-    for (const { gasLimit } of nativeCandidates) gasLimits += Number(gasLimit);
-    for (const { tx } of candidates) gasLimits += Number(tx.gasLimit);
-    return { started, candidates, nativeCandidates, gasLimits };
+    return { started, candidates, nativeCandidates: this.chain.nativePool.transactions() };
   }
 
   /** Whether a block is made of `selection`: an empty one only at a block time, when empty blocks are wanted. */
