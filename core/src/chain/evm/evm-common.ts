@@ -1,14 +1,33 @@
 import { paramsBlock, type BlockOptions } from '@ethereumjs/block';
-import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { kzg } from './kzg.js';
 import { nativeCrypto } from '../native-crypto.js';
+
+/**
+ * ethereumjs' Common with its active EIPs in a set. The interpreter asks whether an EIP is active
+ * several times at every step, and Common answers by searching its list of about forty.
+ */
+class EvmCommon extends Common {
+  /** A plain property, so that `copy()` carries it; rebuilt whenever Common rebuilds its list. */
+  declare protected activeEips: ReadonlySet<number>;
+
+  protected override _buildActivatedEIPsCache(): void {
+    super._buildActivatedEIPsCache();
+    this.activeEips = new Set(this._activatedEIPsCache);
+  }
+
+  override isActivatedEIP(eip: number): boolean {
+    return this.activeEips.has(eip);
+  }
+}
 
 /**
  * The EVM rules of the chain: Prague, with the chain's ID, native signature recovery and the KZG
  * the point-evaluation precompile verifies with.
  */
 export function evmCommon(chainId: bigint): Common {
-  return createCustomCommon({ chainId: Number(chainId), name: 'evmnode' }, Mainnet, {
+  return new EvmCommon({
+    chain: { ...Mainnet, chainId: Number(chainId), name: 'evmnode' },
     hardfork: Hardfork.Prague,
     customCrypto: { ...nativeCrypto, kzg },
   });
