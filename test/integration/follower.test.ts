@@ -6,7 +6,7 @@ import { bech32 } from '@scure/base';
 import { getBytes, Wallet } from 'ethers';
 import { devAccounts } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
-import { devWallet, quantity, sign, sleep, submitTogether, waitForReceipt } from '../support/chain-kit.js';
+import { devWallet, quantity, sign, sleep, submit, submitTogether, waitForReceipt } from '../support/chain-kit.js';
 import { nativeSigner, sendNative } from '../support/native-kit.js';
 import { rpc } from '../support/rpc-client.js';
 
@@ -200,6 +200,37 @@ describe('follower nodes', function () {
       expect((await rpc(follower.url, 'eth_getBlockByNumber', ['0x1', false])).result.hash).to.equal(
         (await rpc(producer.url, 'eth_getBlockByNumber', ['0x1', false])).result.hash,
       );
+    } finally {
+      await follower.stop();
+    }
+  });
+
+  it('catch up on blocks that read the hash of the block before, each executed while that one is written', async () => {
+    // Runtime: sstore(number(), blockhash(number() - 1)); the init code returns it.
+    const recorderInit = '0x67600143034043550060005260086018f3';
+    const wallet = devWallet(8);
+    const deployed = await waitForReceipt(
+      producer.url,
+      await submit(producer.url, await sign(wallet, { nonce: 0, data: recorderInit, gasLimit: 100_000n })),
+    );
+    const recorder: string = deployed.contractAddress;
+    // One call a block: each block reads the hash of the block before, which a follower catching
+    // up is still writing when it executes the block.
+    const calls = [];
+    for (let nonce = 1; nonce <= 8; nonce++) {
+      const hash = await submit(producer.url, await sign(wallet, { nonce, to: recorder, gasLimit: 60_000n }));
+      calls.push(await waitForReceipt(producer.url, hash));
+    }
+    const follower = await startFollower(producer);
+    try {
+      const height = await untilCaughtUp(follower, producer);
+      expect(await chainOf(follower.url, height)).to.deep.equal(await chainOf(producer.url, height));
+      for (const call of calls) {
+        const number = Number(call.blockNumber);
+        const recorded = await rpc(follower.url, 'eth_getStorageAt', [recorder, quantity(number), call.blockNumber]);
+        const before = await rpc(producer.url, 'eth_getBlockByNumber', [quantity(number - 1), false]);
+        expect(recorded.result).to.equal(before.result.hash);
+      }
     } finally {
       await follower.stop();
     }

@@ -42,10 +42,10 @@ async function baseState(nodes: TrieNodeStore): Promise<Uint8Array> {
 /** What the chain store does with a block's trie nodes: writes them, then caches them. Resolves to how many it wrote. */
 async function commitBlock(kv: MemoryStore, nodes: TrieNodeStore): Promise<number> {
   const batch = kv.batch();
-  nodes.moveInto(batch);
+  const writes = nodes.moveInto(batch);
   const written = batch.length;
   await batch.write();
-  nodes.committed();
+  nodes.written(writes);
   return written;
 }
 

@@ -1,4 +1,5 @@
 import { ChainParams } from './chain-params.js';
+import type { BlockRecord } from './records.js';
 
 /**
  * The base fee of the block after one that used `gasUsed` of `gasLimit` at `baseFee`: it moves
@@ -20,4 +21,10 @@ export function nextBaseFee(baseFee: bigint, gasUsed: bigint, gasLimit: bigint):
     next = baseFee - (baseFee * maxDecreaseBasisPoints * (target - gasUsed)) / (10_000n * target);
   }
   return next < minBaseFee ? minBaseFee : next > maxBaseFee ? maxBaseFee : next;
+}
+
+/** The base fee of the block after `parent`; genesis's own is its child's. */
+export function baseFeeAfter(parent: Pick<BlockRecord, 'height' | 'baseFeePerGas' | 'gasUsed' | 'gasLimit'>): bigint {
+  const baseFee = BigInt(parent.baseFeePerGas);
+  return parent.height === 0 ? baseFee : nextBaseFee(baseFee, BigInt(parent.gasUsed), BigInt(parent.gasLimit));
 }

@@ -5,6 +5,7 @@ import { Bloom, type VM } from '@ethereumjs/vm';
 import { keccak256 } from './native-crypto.js';
 import type { Logger } from 'pino';
 import type { Chain } from './chain.js';
+import { baseFeeAfter } from './base-fee.js';
 import { BlockDurations } from './block-durations.js';
 import { createBlockVM, executionBlock, runBlockTransaction, type TransactionResult } from './block-execution.js';
 import { storeParentHash } from './evm/block-history.js';
@@ -82,8 +83,11 @@ interface BlockPlan {
   readonly selectedAt: number;
   /** Refuses the block before it is written (a follower's comparison with the producer's). */
   readonly check?: (committed: CommittedBlock, execution: Execution) => void;
-  /** Accounts the next block touches, read while this one is written (a follower knows its next block). */
-  readonly readAhead?: readonly Address[];
+  /**
+   * Resolve once the block's write has started, not once it is written: the next block executes
+   * meanwhile ({@link BlockProducer.replicate}).
+   */
+  readonly pipelined?: boolean;
   /** When the block is published (its receipts served, its events sent) if committed earlier: a `performance.now()` time. */
   readonly publishAt?: number | undefined;
 }
@@ -186,6 +190,8 @@ export class BlockProducer {
   /** Ends the producer's current wait, before a block's start or its publication (stopping does). */
   #wakeEarly: (() => void) | undefined;
   readonly #durations: BlockDurations;
+  /** A replicated block being written, on whose state the next one may execute meanwhile. */
+  #inFlight: { readonly block: BlockRecord; readonly written: Promise<void> } | undefined;
 
   private constructor(
     private readonly chain: Chain,
@@ -220,6 +226,7 @@ export class BlockProducer {
     this.#wakeEarly?.();
     this.#stopArrivals?.();
     await this.#producing;
+    await this.#inFlight?.written.catch(() => undefined);
   }
 
   /**
@@ -354,12 +361,17 @@ export class BlockProducer {
    * Executes and commits a block another node produced (a follower's), with its time, proposer
    * and transactions, and commits it only if it comes out as that node's: every transaction
    * included and the same block hash, which covers the parent's state root, the transactions
-   * and the header. Anything else throws a {@link ReplicaMismatch} and stores nothing. With `next`,
-   * the block after it, the accounts that one touches are read while this one is written.
+   * and the header. Anything else throws a {@link ReplicaMismatch} and stores nothing.
+   *
+   * Blocks are pipelined: the block goes on the last one replicated, and this resolves once its
+   * write has started, so that the next block executes while it is written. Each write starts
+   * once the one before is written and published, so the head still moves block by block and a
+   * crash keeps a prefix of them; a block whose write fails takes the ones built on it with it.
+   * {@link written} waits for the last write.
    */
-  async replicate(upstream: UpstreamBlock, next?: UpstreamBlock): Promise<CommittedBlock> {
+  async replicate(upstream: UpstreamBlock): Promise<CommittedBlock> {
     const started = performance.now();
-    const parent = this.chain.head();
+    const parent = this.replicatedHead();
     if (upstream.height !== parent.height + 1)
       throw new ReplicaMismatch(upstream.height, `it does not follow the head, block ${parent.height}`);
     return this.#build({
@@ -370,10 +382,7 @@ export class BlockProducer {
       candidates: upstream.transactions,
       started,
       selectedAt: started,
-      readAhead:
-        next?.transactions.flatMap(({ tx }) =>
-          tx.to === undefined ? [tx.getSenderAddress()] : [tx.getSenderAddress(), tx.to],
-        ) ?? [],
+      pipelined: true,
       check: (committed, execution) => {
         const left = execution.dropped.length + execution.droppedNative.length;
         if (left > 0) throw new ReplicaMismatch(upstream.height, `${left} of its transactions failed here`);
@@ -383,12 +392,38 @@ export class BlockProducer {
     });
   }
 
-  /** Executes `plan`'s candidates on the head, then builds, checks and commits the block. */
+  /** The last block replicated: the head, or the block being written after it. */
+  replicatedHead(): BlockRecord {
+    return this.#inFlight?.block ?? this.chain.head();
+  }
+
+  /** Resolves once the last replicated block is written and published; rejects if its write failed. */
+  async written(): Promise<void> {
+    try {
+      await this.#inFlight?.written;
+    } catch (error) {
+      await this.#resetToHead();
+      throw error;
+    }
+  }
+
+  /**
+   * Forgets a block that is not committed, and any built on it: the next block starts from the
+   * head's state. A write in flight decides the head, so it is waited for first.
+   */
+  async #resetToHead(): Promise<void> {
+    this.chain.nodes.discardPending();
+    await this.#inFlight?.written.catch(() => undefined);
+    this.#inFlight = undefined;
+    await this.live.setStateRoot(hexToBytes(this.chain.head().stateRoot));
+  }
+
+  /** Executes `plan`'s candidates on `plan.parent`, then builds, checks and commits the block. */
   async #build(plan: BlockPlan): Promise<CommittedBlock> {
     const { parent, timeMs, nativeCandidates, candidates, started, selectedAt } = plan;
     // The gas limit is the chain's, set by its genesis and carried from block to block.
     const gasLimit = BigInt(parent.gasLimit);
-    const baseFee = this.chain.nextBaseFee();
+    const baseFee = baseFeeAfter(parent);
     const height = parent.height + 1;
     const prevRandao = keccak256(uint64BE(timeMs));
     const evmBlock = executionBlock(
@@ -445,15 +480,44 @@ export class BlockProducer {
       };
       recordsEnd = performance.now();
       plan.check?.(committed, execution);
-      await this.#commit(committed, plan.readAhead ?? []);
+      // A pipelined block goes on a block that may still be being written: its write comes after.
+      await this.#inFlight?.written;
     } catch (error) {
-      // Nothing of the block is stored: forget its state and start the next one from the parent's.
-      this.chain.nodes.discardPending();
-      await this.live.setStateRoot(hexToBytes(parent.stateRoot));
+      // Nothing of the block is stored: forget its state and start the next one from the head's.
+      await this.#resetToHead();
       throw error;
     }
+    const timings = { started, selectedAt, executionEnd, stateRootEnd, recordsEnd };
+    const written = this.#commit(committed, execution, timings, plan.publishAt);
+    if (plan.pipelined !== true) {
+      try {
+        await written;
+      } catch (error) {
+        await this.#resetToHead();
+        throw error;
+      }
+      return committed;
+    }
+    // Awaited by the next block or by written(); until then its failure is no unhandled rejection.
+    written.catch(() => undefined);
+    this.#inFlight = { block: committed.block, written };
+    return committed;
+  }
+
+  /**
+   * Writes the block and publishes it (when due, with `publishAt`): its receipts served, its
+   * events sent, the head moved. Before the write, nothing of the block was published.
+   */
+  async #commit(
+    committed: CommittedBlock,
+    execution: Execution,
+    timings: { started: number; selectedAt: number; executionEnd: number; stateRootEnd: number; recordsEnd: number },
+    publishAt: number | undefined,
+  ): Promise<void> {
+    const writeStart = performance.now();
+    await this.chain.store.commit(committed, this.chain.nodes);
     const committedAt = performance.now();
-    const durationMs = committedAt - started;
+    const durationMs = committedAt - timings.started;
     const { nativeGas } = execution;
     this.#durations.observe(
       Number(nativeGas + execution.evmGasLimits),
@@ -461,25 +525,26 @@ export class BlockProducer {
       durationMs,
     );
     // A block committed before its time is published when due: blocks come out at a steady cadence.
-    const heldMs = plan.publishAt === undefined ? 0 : await this.#holdUntil(plan.publishAt);
+    const heldMs = publishAt === undefined ? 0 : await this.#holdUntil(publishAt);
     this.chain.applyCommitted(committed, execution.nextNonces, execution.dropped, execution.droppedNative);
     this.logger.debug(
       {
-        height,
+        height: committed.block.height,
         transactions: committed.receipts.length,
         gasUsed: Number(execution.gasUsed),
         durationMs,
         heldMs,
-        // Where the time went: docs/performance.md reads these.
-        selectMs: selectedAt - started,
+        // Where the time went: docs/performance.md reads these. A pipelined block waits, after
+        // its records, for the block before it to be written (waitMs).
+        selectMs: timings.selectedAt - timings.started,
         ...execution.timings,
-        stateRootMs: stateRootEnd - executionEnd,
-        recordsMs: recordsEnd - stateRootEnd,
-        writeMs: committedAt - recordsEnd,
+        stateRootMs: timings.stateRootEnd - timings.executionEnd,
+        recordsMs: timings.recordsEnd - timings.stateRootEnd,
+        waitMs: writeStart - timings.recordsEnd,
+        writeMs: committedAt - writeStart,
       },
       'block committed',
     );
-    return committed;
   }
 
   /** Waits until `time` (a `performance.now()` time), or less when the producer stops; resolves to the ms waited. */
@@ -488,21 +553,6 @@ export class BlockProducer {
     if (time - start < 1) return 0;
     await this.#sleep(time - start);
     return performance.now() - start;
-  }
-
-  /**
-   * Writes the block; meanwhile, as RocksDB writes on its own threads, reads `readAhead` into the
-   * live state's caches: the block after runs on this one's state, and its prefetch then finds them
-   * there. The reads end before the write's outcome is acted on, as a failed write resets the live
-   * state; a read that fails is left for the next block's own prefetch to meet.
-   */
-  async #commit(committed: CommittedBlock, readAhead: readonly Address[]): Promise<void> {
-    const reading = readAhead.length === 0 ? undefined : readAccounts(this.live, readAhead).catch(() => undefined);
-    try {
-      await this.chain.store.commit(committed, this.chain.nodes);
-    } finally {
-      await reading;
-    }
   }
 
   /**

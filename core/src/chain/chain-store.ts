@@ -73,6 +73,8 @@ export class ChainStore {
    * moved). Blocks opened before any commit here are all published.
    */
   #published = Number.POSITIVE_INFINITY;
+  /** The block being written, or written and not yet published: the next block may execute on it. */
+  #unpublished: BlockRecord | undefined;
   /** The highest height with a synthetic log on disk when first asked (-1: none), read once. */
   #storedLastSynthetic: Promise<number> | undefined;
   /** The highest height with a synthetic log this process committed (-1: none). */
@@ -97,6 +99,16 @@ export class ChainStore {
     const block = json<BlockRecord>(bytes)!;
     this.#blocks.set(height, block, { size: bytes.length });
     return block;
+  }
+
+  /**
+   * A block's hash as the EVM's BLOCKHASH sees it: that of a block being written counts too, as
+   * a follower executes the next block meanwhile.
+   */
+  async executionBlockHash(height: number): Promise<PrefixedHexString | undefined> {
+    const unpublished = this.#unpublished;
+    if (unpublished?.height === height) return unpublished.hash;
+    return (await this.blockAt(height))?.hash;
   }
 
   async heightOf(blockHash: PrefixedHexString): Promise<number | undefined> {
@@ -244,7 +256,7 @@ export class ChainStore {
   async commit(committed: CommittedBlock, nodes: TrieNodeStore): Promise<void> {
     const { block, receipts, rawTransactions, nativeHashes, nativeTransactions, syntheticTransactions } = committed;
     const batch = this.database.batch();
-    nodes.moveInto(batch);
+    const nodeWrites = nodes.moveInto(batch);
     const height = block.height;
     const blockBytes = jsonBytes(block);
     batch.put(bucketKey(Bucket.Block, height), blockBytes);
@@ -271,10 +283,17 @@ export class ChainStore {
     }
     this.database.meta.put(batch, HEAD_KEY, BigInt(height));
     this.#published = height - 1;
-    await batch.write({ sync: true });
+    this.#unpublished = block;
+    try {
+      await batch.write({ sync: true });
+    } catch (error) {
+      nodes.notWritten(nodeWrites);
+      this.#unpublished = undefined;
+      throw error;
+    }
     if (receipts.length > 0) this.#receipts.set(height, receipts);
     if (syntheticTransactions.some((synthetic) => synthetic.logs.length > 0)) this.#committedLastSynthetic = height;
-    nodes.committed();
+    nodes.written(nodeWrites);
     this.#blocks.set(height, block, { size: blockBytes.length });
   }
 
@@ -282,6 +301,7 @@ export class ChainStore {
   publish({ block, receipts }: CommittedBlock): void {
     const { height } = block;
     this.#published = height;
+    this.#unpublished = undefined;
     receipts.forEach((receipt, index) => this.#locations.set(receipt.transactionHash, { height, index }));
   }
 }

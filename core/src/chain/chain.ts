@@ -3,7 +3,7 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Address, bytesToHex, hexToBytes, setLengthLeft, type PrefixedHexString } from '@ethereumjs/util';
 import { sha256 } from '@noble/hashes/sha2.js';
 import type { Logger } from 'pino';
-import { nextBaseFee } from './base-fee.js';
+import { baseFeeAfter } from './base-fee.js';
 import { BlockProduction } from './block-production.js';
 import { ChainEvents } from './chain-events.js';
 import { ChainParams } from './chain-params.js';
@@ -222,10 +222,7 @@ export class Chain implements ChainReader, TxSubmitter {
 
   /** The base fee of the next block. */
   nextBaseFee(): bigint {
-    const head = this.#head;
-    return head.height === 0
-      ? BigInt(head.baseFeePerGas)
-      : nextBaseFee(BigInt(head.baseFeePerGas), BigInt(head.gasUsed), BigInt(head.gasLimit));
+    return baseFeeAfter(this.#head);
   }
 
   /** The height a block reference names, with geth-compatible errors for future heights and unknown hashes. */
@@ -252,13 +249,18 @@ export class Chain implements ChainReader, TxSubmitter {
     return this.#keepRecent === 0 ? 0 : Math.max(0, this.#head.height - this.#keepRecent + 1);
   }
 
+  /** Whether {@link pruneIfDue} would prune now. */
+  pruneDue(): boolean {
+    return this.#pruner !== undefined && this.#head.height - this.#prunedAt >= this.#keepRecent;
+  }
+
   /**
    * Deletes state older than `[state] keep_recent` blocks, every `keep_recent` blocks. The block
    * producer calls it between blocks, when no block is writing state.
    */
   async pruneIfDue(): Promise<void> {
     const head = this.#head.height;
-    if (this.#pruner === undefined || head - this.#prunedAt < this.#keepRecent) return;
+    if (this.#pruner === undefined || !this.pruneDue()) return;
     const started = performance.now();
     const { kept, deleted } = await this.#pruner.prune(this.earliestStateHeight(), head);
     this.nodes.forgetCached();

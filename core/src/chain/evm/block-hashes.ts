@@ -9,8 +9,8 @@ import type { ChainStore } from '../chain-store.js';
 export function blockHashes(store: ChainStore): EVMMockBlockchainInterface {
   const view: EVMMockBlockchainInterface = {
     async getBlock(height: number) {
-      const block = await store.blockAt(height);
-      const hash = block === undefined ? new Uint8Array(32) : hexToBytes(block.hash);
+      const blockHash = await store.executionBlockHash(height);
+      const hash = blockHash === undefined ? new Uint8Array(32) : hexToBytes(blockHash);
       return { hash: () => hash };
     },
     putBlock: () => Promise.resolve(),

@@ -16,11 +16,10 @@ const FETCH_AHEAD = 16;
 /**
  * The producer's blocks up to `last`, fetched, their senders recovered and decoded up to
  * {@link FETCH_AHEAD} ahead of the one taken. A block is decoded as soon as it arrives, which
- * is mostly while the block before it waits for its write: not between two blocks.
+ * is mostly while blocks before it execute and are written: not between two blocks.
  */
 class BlocksAhead {
   readonly #fetching = new Map<number, Promise<UpstreamBlock>>();
-  readonly #ready = new Map<number, UpstreamBlock>();
 
   constructor(
     private readonly upstream: UpstreamGateway,
@@ -31,24 +30,14 @@ class BlocksAhead {
   take(height: number): Promise<UpstreamBlock> {
     for (let next = height; next <= Math.min(height + FETCH_AHEAD - 1, this.last); next++) {
       if (this.#fetching.has(next)) continue;
-      const fetched = this.upstream.block(next).then(async (comet) => {
-        const block = await this.prepare(next, comet);
-        this.#ready.set(next, block);
-        return block;
-      });
+      const fetched = this.upstream.block(next).then((comet) => this.prepare(next, comet));
       // Awaited when taken; one abandoned after an earlier failure must not be an unhandled rejection.
       fetched.catch(() => undefined);
       this.#fetching.set(next, fetched);
     }
     const block = this.#fetching.get(height)!;
     this.#fetching.delete(height);
-    this.#ready.delete(height);
     return block;
-  }
-
-  /** Block `height` if it is fetched and decoded already. */
-  ready(height: number): UpstreamBlock | undefined {
-    return this.#ready.get(height);
   }
 }
 
@@ -99,6 +88,7 @@ export class BlockFollower {
   async stop(): Promise<void> {
     this.#stopping.abort();
     await this.#following;
+    await this.producer.written().catch(() => undefined);
     await this.#recovery.stop();
   }
 
@@ -125,9 +115,14 @@ export class BlockFollower {
     };
   }
 
-  /** One block replicated, then old state pruned when due, between blocks as a producer does. */
-  async #replicate(block: UpstreamBlock, next?: UpstreamBlock): Promise<void> {
-    await this.producer.replicate(block, next);
+  /**
+   * One block replicated (its write started), then old state pruned when due, between blocks as a
+   * producer does: once no block is being written, as pruning deletes nodes from the store.
+   */
+  async #replicate(block: UpstreamBlock): Promise<void> {
+    await this.producer.replicate(block);
+    if (!this.chain.pruneDue()) return;
+    await this.producer.written();
     await this.chain.pruneIfDue();
   }
 
@@ -136,21 +131,22 @@ export class BlockFollower {
       try {
         const pushed = this.#pushed;
         this.#pushed = undefined;
-        const height = this.chain.head().height + 1;
+        const height = this.producer.replicatedHead().height + 1;
         if (pushed !== undefined && Number(pushed.block.header.height) === height) {
           // The block right after the head came with the push: no round trip to the producer.
           this.#upstreamHeight = Math.max(this.#upstreamHeight, height);
           await this.#replicate(await this.#prepare(height, pushed));
+          await this.producer.written();
           continue;
         }
         this.#upstreamHeight = await this.upstream.latestHeight();
         const ahead = new BlocksAhead(this.upstream, this.#upstreamHeight, (height, comet) =>
           this.#prepare(height, comet),
         );
-        while (!this.#stopping.signal.aborted && this.chain.head().height < this.#upstreamHeight) {
-          const height = this.chain.head().height + 1;
-          await this.#replicate(await ahead.take(height), ahead.ready(height + 1));
-        }
+        // Each block executes while the one before it is written.
+        while (!this.#stopping.signal.aborted && this.producer.replicatedHead().height < this.#upstreamHeight)
+          await this.#replicate(await ahead.take(this.producer.replicatedHead().height + 1));
+        await this.producer.written();
         if (this.#unreachable) this.logger.info({ upstream: this.upstream.url }, 'producer reachable again');
         this.#unreachable = false;
       } catch (error) {

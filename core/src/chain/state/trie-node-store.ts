@@ -26,14 +26,20 @@ function valueBytes(value: Value): Uint8Array {
  */
 const CACHED_BYTES = 4 * 1024 * 1024;
 
+/** The state writes of one block, node hash (hex) to node; undefined for a deletion. */
+export type NodeWrites = Map<string, Uint8Array | undefined>;
+
 /**
  * The state trie's node store on the node's database. Writes made while a block executes stay in
  * memory (and are read back from there) until {@link moveInto} puts them into that block's write
- * batch, so that state changes commit atomically with the block. Nodes are only deleted by
- * pruning: every state root kept stays readable.
+ * batch, so that state changes commit atomically with the block. They stay readable while that
+ * batch is written, as the next block may execute meanwhile (a follower catching up). Nodes are
+ * only deleted by pruning: every state root kept stays readable.
  */
 export class TrieNodeStore implements DB<Key, Value> {
-  #pending = new Map<string, Uint8Array | undefined>();
+  #pending: NodeWrites = new Map();
+  /** Writes moved into batches not yet written, oldest first. */
+  readonly #writing: NodeWrites[] = [];
   readonly #cached = new LRUCache<string, Uint8Array>({
     maxSize: CACHED_BYTES,
     sizeCalculation: (value, hex) => value.length + hex.length,
@@ -45,6 +51,8 @@ export class TrieNodeStore implements DB<Key, Value> {
     const bytes = keyBytes(key);
     const hex = Buffer.from(bytes).toString('hex');
     if (this.#pending.has(hex)) return this.#pending.get(hex);
+    for (let index = this.#writing.length - 1; index >= 0; index--)
+      if (this.#writing[index]!.has(hex)) return this.#writing[index]!.get(hex);
     const cached = this.#cached.get(hex);
     if (cached !== undefined) return cached;
     const stored = await this.store.get(bucketKey(Bucket.StateNode, bytes));
@@ -55,8 +63,9 @@ export class TrieNodeStore implements DB<Key, Value> {
   put(key: Key, value: Value): Promise<void> {
     const hex = Buffer.from(keyBytes(key)).toString('hex');
     // ethereumjs' checkpoint database writes back, at its last commit, every node it read from
-    // here during the checkpoint: one known to be stored is not stored again.
-    if (this.#cached.has(hex) && !this.#pending.has(hex)) return Promise.resolve();
+    // here during the checkpoint: one known to be stored, or in a batch being written (a block
+    // is never committed after a block before it failed), is not stored again.
+    if ((this.#cached.has(hex) || this.#isBeingWritten(hex)) && !this.#pending.has(hex)) return Promise.resolve();
     this.#pending.set(hex, valueBytes(value));
     return Promise.resolve();
   }
@@ -81,26 +90,45 @@ export class TrieNodeStore implements DB<Key, Value> {
     return Promise.resolve();
   }
 
+  #isBeingWritten(hex: string): boolean {
+    return this.#writing.some((writes) => writes.get(hex) !== undefined);
+  }
+
   /**
-   * Moves the pending writes into `batch`; they are readable from the store once it is written.
-   * A block's state writes each trie in one batch (`updateTrie`), so every node it made belongs
-   * to its state.
+   * Moves the pending writes into `batch`; they are readable from here while it is written, and
+   * from the store once it is. The caller then reports the batch's outcome: {@link written} or
+   * {@link notWritten}, with what this returns. A block's state writes each trie in one batch
+   * (`updateTrie`), so every node it made belongs to its state.
    */
-  moveInto(batch: WriteBatch): void {
-    for (const [hex, value] of this.#pending) {
+  moveInto(batch: WriteBatch): NodeWrites {
+    const writes = this.#pending;
+    for (const [hex, value] of writes) {
       const key = bucketKey(Bucket.StateNode, Buffer.from(hex, 'hex'));
       if (value === undefined) batch.del(key);
       else batch.put(key, value);
     }
+    this.#pending = new Map();
+    this.#writing.push(writes);
+    return writes;
   }
 
-  /** Called once the batch holding the pending writes is written: they are cached as stored. */
-  committed(): void {
-    for (const [hex, value] of this.#pending) {
+  /** The batch holding `writes` is written: they are cached as stored. */
+  written(writes: NodeWrites): void {
+    this.#stopWriting(writes);
+    for (const [hex, value] of writes) {
       if (value === undefined) this.#cached.delete(hex);
       else this.#cached.set(hex, value);
     }
-    this.#pending = new Map();
+  }
+
+  /** The batch holding `writes` failed: they are forgotten. */
+  notWritten(writes: NodeWrites): void {
+    this.#stopWriting(writes);
+  }
+
+  #stopWriting(writes: NodeWrites): void {
+    const index = this.#writing.indexOf(writes);
+    if (index >= 0) this.#writing.splice(index, 1);
   }
 
   /** Forgets pending writes whose batch was abandoned. */

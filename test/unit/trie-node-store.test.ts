@@ -1,0 +1,65 @@
+import { expect } from 'chai';
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { Bucket, bucketKey, MemoryStore } from '@evmnode/core';
+import { TrieNodeStore } from '@evmnode/core/internal';
+
+const hash = (n: number): Uint8Array => hexToBytes(`0x${n.toString(16).padStart(64, '0')}`);
+const node = (n: number): Uint8Array => hexToBytes(`0xc${n}`);
+const read = async (nodes: TrieNodeStore, n: number): Promise<string | undefined> => {
+  const value = await nodes.get(hash(n));
+  return value === undefined ? undefined : bytesToHex(value as Uint8Array);
+};
+const storedKeys = (kv: MemoryStore, batchKeys: number[]): Promise<(Uint8Array | undefined)[]> =>
+  Promise.all(batchKeys.map((n) => kv.get(bucketKey(Bucket.StateNode, hash(n)))));
+
+// A follower executes a block while the block before it is written: the node store keeps each
+// block's nodes apart, readable until their batch's outcome is known.
+describe('TrieNodeStore: blocks written while the next executes', () => {
+  it("reads a block's nodes while its batch is written, and caches them once it is", async () => {
+    const kv = new MemoryStore();
+    const nodes = new TrieNodeStore(kv);
+    await nodes.put(hash(1), node(1));
+    const batch = kv.batch();
+    const first = nodes.moveInto(batch);
+    expect(batch.length).to.equal(1);
+    // The next block's writes go to a batch of their own.
+    await nodes.put(hash(2), node(2));
+    expect(await read(nodes, 1)).to.equal('0xc1');
+    await batch.write();
+    nodes.written(first);
+    expect(await read(nodes, 1)).to.equal('0xc1');
+    const next = kv.batch();
+    const second = nodes.moveInto(next);
+    expect(next.length).to.equal(1);
+    await next.write();
+    nodes.written(second);
+    expect((await storedKeys(kv, [1, 2])).map((value) => value && bytesToHex(value))).to.deep.equal(['0xc1', '0xc2']);
+  });
+
+  it('does not store again a node in a batch being written', async () => {
+    const kv = new MemoryStore();
+    const nodes = new TrieNodeStore(kv);
+    await nodes.put(hash(1), node(1));
+    nodes.moveInto(kv.batch());
+    // ethereumjs writes back the nodes a block read: this one is on its way to the store.
+    await nodes.put(hash(1), node(1));
+    await nodes.put(hash(3), node(3));
+    const next = kv.batch();
+    nodes.moveInto(next);
+    expect(next.length).to.equal(1);
+  });
+
+  it("forgets a block's nodes when its batch fails", async () => {
+    const kv = new MemoryStore();
+    const nodes = new TrieNodeStore(kv);
+    await nodes.put(hash(1), node(1));
+    const failed = nodes.moveInto(kv.batch());
+    await nodes.put(hash(2), node(2));
+    nodes.notWritten(failed);
+    expect(await read(nodes, 1)).to.equal(undefined);
+    // The block built on it is discarded too, by the block producer.
+    nodes.discardPending();
+    expect(await read(nodes, 2)).to.equal(undefined);
+    expect(await storedKeys(kv, [1, 2])).to.deep.equal([undefined, undefined]);
+  });
+});
