@@ -3,9 +3,10 @@
  * pre-signed ETH transfers and 6,000 ERC20 transfers from 10 dev accounts at 32 in flight, timed
  * first submit to last receipt, after 1,000 untimed ETH transfers warm each server up (ingestion
  * is a steady-state figure; a node just started also compiles its hot paths); evmnode's commit
- * time of full blocks (5 s block time, so that the submissions are all in before the block
- * starts; from its debug log), after the same warm-up, whose first full block is reported apart
- * as the cold one; peak RSS and start-up time of each server. Servers are child processes.
+ * time of blocks full of ETH transfers, then of blocks full of ERC20 transfers (5 s block time,
+ * so that the submissions are all in before the block starts; from its debug log), after the
+ * same warm-up, whose first full block is reported apart as the cold one; peak RSS and start-up
+ * time of each server. Servers are child processes.
  *
  * First, on-demand blocks: 1,000 sequential send-and-wait round trips on evmnode with
  * `block_time` "0s" and on anvil's automine (`chain-on-demand.ts`); `-- --on-demand-only` stops
@@ -37,6 +38,7 @@ import {
   signTokenTransfers,
   type Ingestion,
   type Sender,
+  type SignedTx,
 } from './chain-workload.js';
 import { percentile } from './load-result.js';
 import { anvilBinary } from './targets.js';
@@ -48,6 +50,9 @@ const WARM_UP_PER_SENDER = 100;
 /** 3,000 transfers against 5 s blocks: ~595 (the 12.5M gas limit) fit in each block, so five full blocks. */
 const FULL_BLOCK_PER_SENDER = 300;
 const FULL_BLOCK_MIN_TXS = 400;
+/** 1,200 token transfers to new holders: ~241 fit in a block of the default gas limit, so five full blocks. */
+const FULL_ERC20_BLOCK_PER_SENDER = 120;
+const FULL_ERC20_BLOCK_MIN_TXS = 200;
 const PHASE_MS = 120_000;
 /** evmnode's local network; anvil is started with it too, so the same kind of signatures serve both. */
 const ANVIL_CHAIN_ID = 713714n;
@@ -69,7 +74,9 @@ interface Figures {
 interface FullBlocks {
   /** The first full block of the warm-up: the node's hot paths not yet compiled. */
   readonly cold: BlockLine | undefined;
+  /** Blocks full of ETH transfers, then blocks full of ERC20 transfers. */
   readonly blocks: readonly BlockLine[];
+  readonly erc20Blocks: readonly BlockLine[];
   readonly startupMs: number;
   readonly rssBytes: number;
 }
@@ -98,7 +105,6 @@ async function main(): Promise<void> {
   const full = await measureFullBlocks(await startEvmnode(repoRoot, '5s', [], gasLimit));
   const peer = await measure(await startAnvil(anvil, ANVIL_CHAIN_ID, 1, ['--gas-limit', String(gasLimit)]));
 
-  const durations = full.blocks.map((block) => block.durationMs).sort((a, b) => a - b);
   console.log();
   // D4: on default parameters the node delivers 95% of the capacity; on larger blocks, more than anvil.
   for (const [name, kind, overAnvil] of [
@@ -132,15 +138,11 @@ async function main(): Promise<void> {
       ],
     );
   }
-  const counts = `${full.blocks.length} blocks of ${full.blocks.map((block) => block.transactions).join(', ')} txs`;
-  for (const p of [50, 99])
-    printMetric(`Block commit p${p}, blocks with ≥ ${FULL_BLOCK_MIN_TXS} txs`, 'ms', '< 150', (v) => v < 150, [
-      durations.length === 0 ? undefined : percentile(durations, p),
-      undefined,
-      counts,
-      'n/a (not measured)',
-    ]);
-  printPhases(full.blocks);
+  for (const [kind, blocks, minTxs] of [
+    ['ETH', full.blocks, FULL_BLOCK_MIN_TXS],
+    ['ERC20', full.erc20Blocks, FULL_ERC20_BLOCK_MIN_TXS],
+  ] as const)
+    printFullBlocks(kind, blocks, minTxs);
   printMetric('Block commit, first full block after start (cold)', 'ms', undefined, undefined, [
     full.cold?.durationMs,
     undefined,
@@ -194,8 +196,22 @@ function benchOptions(): {
   };
 }
 
+/** Commit time p50 and p99 of the full blocks of one kind of transfer, and where it goes. */
+function printFullBlocks(kind: string, blocks: readonly BlockLine[], minTxs: number): void {
+  const durations = blocks.map((block) => block.durationMs).sort((a, b) => a - b);
+  const counts = `${blocks.length} blocks of ${blocks.map((block) => block.transactions).join(', ')} txs`;
+  for (const p of [50, 99])
+    printMetric(`Block commit p${p}, ${kind} blocks with ≥ ${minTxs} txs`, 'ms', '< 150', (v) => v < 150, [
+      durations.length === 0 ? undefined : percentile(durations, p),
+      undefined,
+      counts,
+      'n/a (not measured)',
+    ]);
+  printPhases(kind, blocks);
+}
+
 /** The median of each phase of the full blocks' commits: where their time goes. */
-function printPhases(blocks: readonly BlockLine[]): void {
+function printPhases(kind: string, blocks: readonly BlockLine[]): void {
   if (blocks.length === 0) return;
   const phases = [
     'selectMs',
@@ -213,7 +229,7 @@ function printPhases(blocks: readonly BlockLine[]): void {
     );
     return `${phase.replace(/Ms$/, '')} ${median.toFixed(1)}`;
   });
-  console.log(`Full-block commit, p50 of each phase [ms]: ${medians.join(', ')}\n`);
+  console.log(`${kind} full-block commit, p50 of each phase [ms]: ${medians.join(', ')}\n`);
 }
 
 /** On-demand blocks (`block_time` "0s") against anvil's automine: sequential send-and-wait round trips. */
@@ -252,9 +268,10 @@ async function measure(server: ChainServer): Promise<Figures> {
 }
 
 /**
- * 3,000 ETH transfers submitted just after a block, so that the next blocks are full; their commit
- * times, after the warm-up of the ingestion phases. Blocks 5 s apart keep ingestion out of them:
- * commit under ingestion shows in the phases above.
+ * 3,000 ETH transfers submitted just after a block, so that the next blocks are full, then 1,200
+ * ERC20 transfers to new holders the same way; their commit times, after the warm-up of the
+ * ingestion phases. Blocks 5 s apart keep ingestion out of them: commit under ingestion shows in
+ * the phases above.
  */
 async function measureFullBlocks(server: ChainServer): Promise<FullBlocks> {
   const isFull = (block: BlockLine): boolean => block.transactions >= FULL_BLOCK_MIN_TXS;
@@ -262,24 +279,39 @@ async function measureFullBlocks(server: ChainServer): Promise<FullBlocks> {
     const senders = await devSenders(server.url);
     await warmUp(server, senders);
     const warmUpBlocks = server.blocks.length;
-    const { receipts } = await phase(`${server.name}: full blocks (5 s block time)`, async (deadline) => {
-      const txs = await signEthTransfers(senders, server.chainId, FULL_BLOCK_PER_SENDER);
-      const committed = server.blocks.length;
-      while (server.blocks.length === committed) await sleep(5);
-      return ingest(server.url, txs, IN_FLIGHT, deadline);
+    await fullBlocksOf(server, 'ETH', () => signEthTransfers(senders, server.chainId, FULL_BLOCK_PER_SENDER));
+    const ethBlocks = server.blocks.length;
+    await fullBlocksOf(server, 'ERC20', async (deadline) => {
+      const token = await deployToken(server.url, server.chainId, senders, deadline);
+      return signTokenTransfers(senders, server.chainId, token, FULL_ERC20_BLOCK_PER_SENDER);
     });
-    // The debug line is written just after the block's receipts become readable.
-    const last = Math.max(...receipts.map((receipt) => Number(receipt.blockNumber)));
-    while ((server.blocks.at(-1)?.height ?? 0) < last) await sleep(5);
     return {
       cold: server.blocks.slice(0, warmUpBlocks).find(isFull),
-      blocks: server.blocks.slice(warmUpBlocks).filter(isFull),
+      blocks: server.blocks.slice(warmUpBlocks, ethBlocks).filter(isFull),
+      erc20Blocks: server.blocks.slice(ethBlocks).filter((block) => block.transactions >= FULL_ERC20_BLOCK_MIN_TXS),
       startupMs: server.startupMs,
       rssBytes: await server.peakRssBytes(),
     };
   } finally {
     await server.stop();
   }
+}
+
+/** Submits the transfers `sign` makes just after a block, and waits until the block of the last one is logged. */
+async function fullBlocksOf(
+  server: ChainServer,
+  kind: string,
+  sign: (deadline: number) => Promise<SignedTx[][]>,
+): Promise<void> {
+  const { receipts } = await phase(`${server.name}: full ${kind} blocks (5 s block time)`, async (deadline) => {
+    const txs = await sign(deadline);
+    const committed = server.blocks.length;
+    while (server.blocks.length === committed) await sleep(5);
+    return ingest(server.url, txs, IN_FLIGHT, deadline);
+  });
+  // The debug line is written just after the block's receipts become readable.
+  const last = Math.max(...receipts.map((receipt) => Number(receipt.blockNumber)));
+  while ((server.blocks.at(-1)?.height ?? 0) < last) await sleep(5);
 }
 
 /** 1,000 untimed ETH transfers: a node just started compiles its hot paths on them. */
