@@ -89,7 +89,7 @@ async function chainOf(url: string, height: number, emitterAddress: string): Pro
 
 describe('a producer and two followers as processes', function () {
   this.timeout(240_000);
-  const homes = Array.from({ length: 3 }, () => mkdtempSync(path.join(tmpdir(), 'evmnode-roles-')));
+  const homes = Array.from({ length: 4 }, () => mkdtempSync(path.join(tmpdir(), 'evmnode-roles-')));
   let producer: NodeProcess | undefined;
   const followers: (NodeProcess | undefined)[] = [];
   let producerArgs: string[];
@@ -204,5 +204,31 @@ describe('a producer and two followers as processes', function () {
     expect((expected as { logs: unknown[] }).logs).to.have.length(200);
     for (const follower of followers)
       expect(await chainOf(follower!.url, height, emitterAddress)).to.deep.equal(expected);
+  });
+
+  it('replicate without a gap or a block twice after kill -9 while catching up, blocks written as the next executes', async () => {
+    const emitterAddress = getCreateAddress({ from: devWallet(5).address, nonce: 0 }).toLowerCase();
+    await until('a chain of 150 blocks', async () => (await heightOf(producer!.url)) >= 150);
+    const target = await heightOf(producer!.url);
+    let follower = await startNodeProcess(followerArgs(3));
+    try {
+      // Catching up runs blocks back to back, each executed while the one before it is written.
+      await until(
+        'a quarter of the chain replicated',
+        async () => (await heightOf(follower.url)) >= target / 4,
+        30_000,
+      );
+      const killedAt = await heightOf(follower.url);
+      follower.child.kill('SIGKILL');
+      await follower.exited;
+      expect(killedAt).to.be.below(target);
+      follower = await startNodeProcess(followerArgs(3));
+      await until('the restarted follower at the target height', async () => (await heightOf(follower.url)) >= target);
+      expect(await chainOf(follower.url, target, emitterAddress)).to.deep.equal(
+        await chainOf(producer!.url, target, emitterAddress),
+      );
+    } finally {
+      await killIfRunning(follower);
+    }
   });
 });
