@@ -74,8 +74,9 @@ interface Figures {
 interface FullBlocks {
   /** The first full block of the warm-up: the node's hot paths not yet compiled. */
   readonly cold: BlockLine | undefined;
-  /** Blocks full of ETH transfers, then blocks full of ERC20 transfers. */
+  /** Blocks full of ETH transfers. */
   readonly blocks: readonly BlockLine[];
+  /** Blocks full of ERC20 transfers, measured after the ETH ones. */
   readonly erc20Blocks: readonly BlockLine[];
   readonly startupMs: number;
   readonly rssBytes: number;
