@@ -1,6 +1,6 @@
 /**
- * `npm run bench:chain`: transaction ingestion of evmnode beside anvil (`--block-time 1`): 6,000
- * pre-signed ETH transfers and 6,000 ERC20 transfers from 10 dev accounts at 32 in flight, timed
+ * `npm run bench:chain`: transaction ingestion of evmnode beside anvil (`--block-time 1`): 24,000
+ * pre-signed ETH transfers and 10,000 ERC20 transfers from 10 dev accounts at 32 in flight, timed
  * first submit to last receipt, after 1,000 untimed ETH transfers warm each server up (ingestion
  * is a steady-state figure; a node just started also compiles its hot paths); evmnode's commit
  * time of blocks full of ETH transfers, then of blocks full of ERC20 transfers (5 s block time,
@@ -44,8 +44,16 @@ import { percentile } from './load-result.js';
 import { anvilBinary } from './targets.js';
 
 const IN_FLIGHT = 32;
-/** 6,000 transfers a phase: ten full blocks of ETH transfers, so that the first and last blocks weigh little. */
-const PER_SENDER = 600;
+/**
+ * Each ingestion phase holds about 40 blocks' worth of its transfers (595 ETH or 241 ERC20 ones
+ * fit in a block of the default gas limit), so that where the phase starts within a slot and how
+ * full its last block is weigh a few percent. With 6,000 transfers, 10.08 blocks of ETH ones, a
+ * node filling every block still took 11 slots, 92-99% of the ceiling depending on the start.
+ */
+const ETH_PER_SENDER = 2_400;
+const ERC20_PER_SENDER = 1_000;
+/** The ingestion node's pool: submissions outrun the blocks, so up to ~10,000 transfers wait; the default holds 5,000. */
+const INGESTION_POOL_SIZE = 30_000;
 const WARM_UP_PER_SENDER = 100;
 /** 3,000 transfers against 5 s blocks: ~595 (the 12.5M gas limit) fit in each block, so five full blocks. */
 const FULL_BLOCK_PER_SENDER = 300;
@@ -92,8 +100,9 @@ async function main(): Promise<void> {
   );
   console.log(`node ${process.version}; ${anvilVersion.trim()}`);
   console.log(
-    `load: ${SENDER_COUNT} senders × ${PER_SENDER} pre-signed type-2 transfers to random addresses, ${IN_FLIGHT} in flight,` +
-      ` after ${SENDER_COUNT * WARM_UP_PER_SENDER} untimed ETH transfers`,
+    `load: ${SENDER_COUNT} senders × ${ETH_PER_SENDER} ETH / ${ERC20_PER_SENDER} ERC20 pre-signed type-2 transfers to` +
+      ` random addresses, ${IN_FLIGHT} in flight, after ${SENDER_COUNT * WARM_UP_PER_SENDER} untimed ETH transfers;` +
+      ` evmnode's pool holds ${INGESTION_POOL_SIZE}`,
   );
 
   await reportOnDemand(repoRoot, anvil);
@@ -102,7 +111,8 @@ async function main(): Promise<void> {
   const { gasLimit } = options;
   const defaults = gasLimit === DEFAULT_GAS_LIMIT;
   console.log(`block gas limit ${gasLimit} (genesis; anvil --gas-limit)${defaults ? ', the default' : ''}`);
-  const ours = await measure(await startEvmnode(repoRoot, '400ms', [], gasLimit));
+  const pool = ['--mempool.size', String(INGESTION_POOL_SIZE)];
+  const ours = await measure(await startEvmnode(repoRoot, '400ms', pool, gasLimit));
   const full = await measureFullBlocks(await startEvmnode(repoRoot, '5s', [], gasLimit));
   const peer = await measure(await startAnvil(anvil, ANVIL_CHAIN_ID, 1, ['--gas-limit', String(gasLimit)]));
 
@@ -255,11 +265,11 @@ async function measure(server: ChainServer): Promise<Figures> {
     const senders = await devSenders(server.url);
     await warmUp(server, senders);
     const eth = await phase(`${server.name}: ETH transfers`, async (deadline) =>
-      ingest(server.url, await signEthTransfers(senders, server.chainId, PER_SENDER), IN_FLIGHT, deadline),
+      ingest(server.url, await signEthTransfers(senders, server.chainId, ETH_PER_SENDER), IN_FLIGHT, deadline),
     );
     const erc20 = await phase(`${server.name}: ERC20 transfers`, async (deadline) => {
       const token = await deployToken(server.url, server.chainId, senders, deadline);
-      const txs = await signTokenTransfers(senders, server.chainId, token, PER_SENDER);
+      const txs = await signTokenTransfers(senders, server.chainId, token, ERC20_PER_SENDER);
       return ingest(server.url, txs, IN_FLIGHT, deadline);
     });
     return { startupMs: server.startupMs, eth, erc20, rssBytes: await server.peakRssBytes(), blocks: server.blocks };
