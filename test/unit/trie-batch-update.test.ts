@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { BranchMPTNode, decodeMPTNode, MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { bytesToHex, hexToBytes, MapDB } from '@ethereumjs/util';
+import { BranchMPTNode, decodeMPTNode, LeafMPTNode, MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { bytesToHex, bytesToUnprefixedHex, hexToBytes, MapDB } from '@ethereumjs/util';
 import { keccak256, trieValue, updateTrie, type TrieUpdate } from '@evmnode/core/internal';
 
 /** A deterministic byte source, so that a failing case can be run again. */
@@ -47,6 +47,18 @@ function countBranchReads(trie: MerklePatriciaTrie): () => number {
     return value;
   };
   return () => reads;
+}
+
+/** One of `keys` whose leaf is stored under its own hash (too long to be held in its parent), with that hash. */
+async function storedLeafOf(trie: MerklePatriciaTrie, keys: readonly Uint8Array[]): Promise<[Uint8Array, Uint8Array]> {
+  for (const key of keys) {
+    const { stack } = await trie.findPath(key);
+    const leaf = stack.at(-1);
+    if (!(leaf instanceof LeafMPTNode)) continue;
+    const encoded = leaf.serialize();
+    if (encoded.length >= 32) return [key, keccak256(encoded)];
+  }
+  throw new Error('no leaf stored under its hash');
 }
 
 /** How many stored branch nodes the trie's root reaches. */
@@ -252,6 +264,36 @@ describe('trie lookup', () => {
     // One whose branches were read by the updates above: none again.
     for (const key of keys) await trieValue(trie, key);
     expect(branchReads()).to.equal(0);
+  });
+
+  it('reads each branch once for lookups running at once, and forgets a read that failed', async () => {
+    // A seed no other case uses: branches decoded by other cases are shared, and would not be read.
+    const random = randomBytes(4242);
+    const newKey = keyFactory(random);
+    const trie = newTrie();
+    const keys = Array.from({ length: 200 }, newKey);
+    for (const key of keys) await trie.put(key, valueOf(random));
+    const expected = await valuesOf(trie, keys);
+    const branchReads = countBranchReads(trie);
+    // Every key looked up twice, all at once: each walk starts at the same root.
+    const found = await Promise.all([...keys, ...keys].map((key) => trieValue(trie, key)));
+    const hex = (value: Uint8Array | null) => (value === null ? null : bytesToHex(value));
+    expect(found.map(hex)).to.deep.equal([...expected, ...expected]);
+    expect(branchReads()).to.equal(await branchCountOf(trie));
+
+    // A leaf stored under its hash, taken away: every lookup of its key fails, and once it is back, reads again.
+    const [leafKey, leafHash] = await storedLeafOf(trie, keys);
+    const db = trie.database().db;
+    const leafKeyInDb = bytesToUnprefixedHex(leafHash);
+    const stored = await db.get(leafKeyInDb);
+    await db.del(leafKeyInDb);
+    const failed = await Promise.allSettled([trieValue(trie, leafKey), trieValue(trie, leafKey)]);
+    expect(failed.map((outcome) => outcome.status === 'rejected' && String(outcome.reason))).to.deep.equal([
+      `Error: trie node ${bytesToHex(leafHash)} is missing`,
+      `Error: trie node ${bytesToHex(leafHash)} is missing`,
+    ]);
+    await db.put(leafKeyInDb, stored!);
+    expect(hex(await trieValue(trie, leafKey))).to.equal(expected[keys.indexOf(leafKey)]);
   });
 
   it('finds nothing in an empty trie', async () => {

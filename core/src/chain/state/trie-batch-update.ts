@@ -132,12 +132,29 @@ class NodeReader {
  */
 const decodedBranches = new LRUCache<string, BranchMPTNode>({ max: 2_048 });
 
+/**
+ * Reads of stored nodes under way, per database and hash. Walks that run at once (a block's
+ * prefetch starts hundreds) all begin at the root and the upper levels a block has just
+ * rewritten: each such node is then read and decoded once, not once per walk.
+ */
+const reading = new WeakMap<CheckpointDB, Map<string, Promise<MPTNode>>>();
+
 /** The node `reference` names: held in its parent, or stored under its hash. */
-export async function readNode(db: CheckpointDB, reference: Reference): Promise<MPTNode> {
-  if (Array.isArray(reference)) return decodeRawMPTNode(reference as Uint8Array[]);
+export function readNode(db: CheckpointDB, reference: Reference): Promise<MPTNode> {
+  if (Array.isArray(reference)) return Promise.resolve(decodeRawMPTNode(reference as Uint8Array[]));
   const hex = Buffer.from(reference.buffer, reference.byteOffset, reference.byteLength).toString('hex');
   const known = decodedBranches.get(hex);
-  if (known !== undefined) return known;
+  if (known !== undefined) return Promise.resolve(known);
+  let underWay = reading.get(db);
+  if (underWay === undefined) reading.set(db, (underWay = new Map<string, Promise<MPTNode>>()));
+  const read = underWay.get(hex);
+  if (read !== undefined) return read;
+  const started = readStoredNode(db, reference, hex).finally(() => underWay.delete(hex));
+  underWay.set(hex, started);
+  return started;
+}
+
+async function readStoredNode(db: CheckpointDB, reference: Uint8Array, hex: string): Promise<MPTNode> {
   const bytes = await db.get(reference);
   if (bytes === undefined) throw new Error(`trie node ${bytesToHex(reference)} is missing`);
   const node = decodeMPTNode(bytes);
