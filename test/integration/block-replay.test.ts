@@ -322,6 +322,25 @@ describe('block replayer', function () {
     expect(await rejection(aborted)).to.equal(reason);
   });
 
+  it('runs a background replay only while no block is being executed', async () => {
+    const built = chain.beginBuilding();
+    let started = 0;
+    const replay = replayer.replayBlock(
+      mixed.height,
+      () => {
+        started++;
+        return undefined;
+      },
+      { background: true },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(started).to.equal(0);
+    built();
+    const replayed = await replay;
+    expect(replayed.map(({ hash }) => hash)).to.deep.equal(mixed.transactions);
+    expect(started).to.equal(mixed.transactions.length);
+  });
+
   it('refuses the genesis block, heights above the head and unknown transactions', async () => {
     expect(await rejection(replayer.replayBlock(0, () => undefined))).to.include({
       code: -32000,

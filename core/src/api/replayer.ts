@@ -137,6 +137,11 @@ export interface ReplayOptions {
    * each call frame, and at each opcode when the tracer has `step`.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Work nobody waits for (trace baking): between transactions, the replay waits while the node
+   * executes a block, so that the block has the thread to itself.
+   */
+  readonly background?: boolean;
 }
 
 /**

@@ -420,6 +420,16 @@ export class BlockProducer {
 
   /** Executes `plan`'s candidates on `plan.parent`, then builds, checks and commits the block. */
   async #build(plan: BlockPlan): Promise<CommittedBlock> {
+    const built = this.chain.beginBuilding();
+    try {
+      return await this.#buildMarked(plan, built);
+    } finally {
+      built();
+    }
+  }
+
+  /** {@link #build}, which calls `built` once the block's records are made (its write may still wait). */
+  async #buildMarked(plan: BlockPlan, built: () => void): Promise<CommittedBlock> {
     const { parent, timeMs, nativeCandidates, candidates, started, selectedAt } = plan;
     // The gas limit is the chain's, set by its genesis and carried from block to block.
     const gasLimit = BigInt(parent.gasLimit);
@@ -479,6 +489,7 @@ export class BlockProducer {
         syntheticTransactions: synthetic,
       };
       recordsEnd = performance.now();
+      built();
       plan.check?.(committed, execution);
       // A pipelined block goes on a block that may still be being written: its write comes after.
       await this.#inFlight?.written;

@@ -72,6 +72,8 @@ export class Chain implements ChainReader, TxSubmitter {
   readonly #waiters = new Map<PrefixedHexString, (() => void)[]>();
   /** On demand: the block being produced. */
   #production: BlockProduction | undefined;
+  /** Blocks being executed (by the producer or the follower), each settling once its records are built. */
+  readonly #building = new Set<Promise<void>>();
 
   private constructor(
     database: Database,
@@ -407,6 +409,25 @@ export class Chain implements ChainReader, TxSubmitter {
     const waiting = this.#waiters.get(hash);
     if (waiting === undefined) this.#waiters.set(hash, [resolve]);
     else waiting.push(resolve);
+  }
+
+  /**
+   * Marks a block as being executed, until the returned function is called: background replays
+   * (trace baking) wait for it between their transactions, rather than share the thread with it.
+   */
+  beginBuilding(): () => void {
+    let done!: () => void;
+    const building = new Promise<void>((resolve) => (done = resolve));
+    this.#building.add(building);
+    return () => {
+      this.#building.delete(building);
+      done();
+    };
+  }
+
+  /** Resolves once no block is being executed: at once when none is. */
+  async notBuilding(): Promise<void> {
+    while (this.#building.size > 0) await Promise.all(this.#building);
   }
 
   /** Called by the on-demand producer as it starts a block, before it picks the block's transactions. */

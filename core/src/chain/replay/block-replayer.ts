@@ -129,7 +129,7 @@ export class BlockReplayer implements Replayer {
   }
 
   async replayBlock(height: number, tracerFor: TracerFor, options: ReplayOptions = {}): Promise<ReplayedTransaction[]> {
-    return this.#replay(height, tracerFor, options.signal);
+    return this.#replay(height, tracerFor, options);
   }
 
   async replayTransaction(
@@ -140,7 +140,7 @@ export class BlockReplayer implements Replayer {
     const location = await this.chain.store.locationOf(hash);
     // geth's errTxNotFound.
     if (location === undefined) throw new InvalidInputError('transaction not found');
-    const replayed = await this.#replay(location.height, tracerFor, options.signal, location.index);
+    const replayed = await this.#replay(location.height, tracerFor, options, location.index);
     return replayed.at(-1)!;
   }
 
@@ -162,7 +162,7 @@ export class BlockReplayer implements Replayer {
   async #replay(
     height: number,
     tracerFor: TracerFor,
-    signal: AbortSignal | undefined,
+    { signal, background }: ReplayOptions,
     last?: number,
   ): Promise<ReplayedTransaction[]> {
     signal?.throwIfAborted();
@@ -180,6 +180,7 @@ export class BlockReplayer implements Replayer {
     const turns = new EventLoopTurns();
     for (let index = first; index < count; index++) {
       await turns.pause();
+      if (background === true) await this.chain.notBuilding();
       signal?.throwIfAborted();
       const hash = block.transactions[index]!;
       const tx = index < fetchFrom ? position.nextTx! : this.#decode(raws[index - fetchFrom], height, index, hash);

@@ -150,7 +150,7 @@ export class TraceBaker {
         tracers.push(tracer);
         return yielding(tracer.hooks);
       },
-      { signal: this.#stopped.signal },
+      { signal: this.#stopped.signal, background: true },
     );
     return outcomes.map((outcome, index) => {
       const byTracer = tracers[index]!.result(outcome) as Record<BakedTracer, unknown>;
