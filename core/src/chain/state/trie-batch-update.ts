@@ -141,7 +141,8 @@ const reading = new WeakMap<CheckpointDB, Map<string, Promise<MPTNode>>>();
 
 /** The node `reference` names: held in its parent, or stored under its hash. */
 export function readNode(db: CheckpointDB, reference: Reference): Promise<MPTNode> {
-  if (Array.isArray(reference)) return Promise.resolve(decodeRawMPTNode(reference as Uint8Array[]));
+  // A node held in its parent that fails to decode rejects, as a stored one does.
+  if (Array.isArray(reference)) return new Promise((resolve) => resolve(decodeRawMPTNode(reference as Uint8Array[])));
   const hex = Buffer.from(reference.buffer, reference.byteOffset, reference.byteLength).toString('hex');
   const known = decodedBranches.get(hex);
   if (known !== undefined) return Promise.resolve(known);
