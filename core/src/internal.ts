@@ -29,6 +29,7 @@ export { readGenesisFile } from './chain/genesis.js';
 export { ChainStore } from './chain/chain-store.js';
 export { storedLogJson, storedLogMatches } from './logs/stored-log.js';
 export { TrieNodeStore } from './chain/state/trie-node-store.js';
+export { CoalescedReads } from './storage/coalesced-reads.js';
 export { updateTrie, type TrieUpdate } from './chain/state/trie-batch-update.js';
 export { trieValue } from './chain/state/trie-lookup.js';
 export { keccak256 } from './chain/native-crypto.js';

@@ -1,6 +1,7 @@
 import type { BatchDBOp, DB } from '@ethereumjs/util';
 import { LRUCache } from 'lru-cache';
 import { Bucket, bucketKey } from '../../storage/buckets.js';
+import { CoalescedReads } from '../../storage/coalesced-reads.js';
 import type { KvStore, WriteBatch } from '../../storage/kv-store.js';
 
 type Key = string | Uint8Array;
@@ -45,7 +46,12 @@ export class TrieNodeStore implements DB<Key, Value> {
     sizeCalculation: (value, hex) => value.length + hex.length,
   });
 
-  constructor(private readonly store: KvStore) {}
+  /** Misses are read together: a block's prefetch walks hundreds of paths at once. */
+  readonly #reads: CoalescedReads;
+
+  constructor(store: KvStore) {
+    this.#reads = new CoalescedReads(store);
+  }
 
   async get(key: Key): Promise<Value | undefined> {
     const bytes = keyBytes(key);
@@ -55,7 +61,7 @@ export class TrieNodeStore implements DB<Key, Value> {
       if (this.#writing[index]!.has(hex)) return this.#writing[index]!.get(hex);
     const cached = this.#cached.get(hex);
     if (cached !== undefined) return cached;
-    const stored = await this.store.get(bucketKey(Bucket.StateNode, bytes));
+    const stored = await this.#reads.get(bucketKey(Bucket.StateNode, bytes));
     if (stored !== undefined) this.#cached.set(hex, stored);
     return stored;
   }
