@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ChainReader, PluginContext, Replayer } from '@evmnode/core';
+import { EventLoopTurns, type ChainReader, type PluginContext, type Replayer } from '@evmnode/core';
 import { tracerNamed } from '../tracers/index.js';
 import type { TransactionTracer } from '../tracers/tracer.js';
 import { yielding } from '../tracers/yielding.js';
@@ -152,12 +152,17 @@ export class TraceBaker {
       },
       { signal: this.#stopped.signal, background: true },
     );
-    return outcomes.map((outcome, index) => {
+    // A block's results are tens of milliseconds of JSON: written in turns, they hold up no block.
+    const turns = new EventLoopTurns();
+    const baked: BakedTransaction[] = [];
+    for (const [index, outcome] of outcomes.entries()) {
+      await turns.pause();
       const byTracer = tracers[index]!.result(outcome) as Record<BakedTracer, unknown>;
       const results = Object.fromEntries(
         Object.entries(byTracer).map(([tracer, result]) => [tracer, JSON.stringify(result)]),
       ) as Record<BakedTracer, string>;
-      return { index: outcome.index, results };
-    });
+      baked.push({ index: outcome.index, results });
+    }
+    return baked;
   }
 }
