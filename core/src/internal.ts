@@ -55,5 +55,4 @@ export { NativeEffects } from './chain/native/native-effects.js';
 export { installCodeAnalysisCache } from './chain/evm/code-analysis-cache.js';
 export { SenderRecoveryThread } from './chain/follower/sender-recovery-thread.js';
 export { BlockDurations } from './chain/block-durations.js';
-export { selectionWithin, type Selection } from './chain/block-selection.js';
 export type { StoredNativeTx } from './chain/records.js';

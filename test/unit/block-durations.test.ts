@@ -61,14 +61,4 @@ describe('block durations', () => {
     expect(durations.fullLead()).to.be.closeTo(settled, 1e-6);
     expect(durations.lead(0)).to.be.above(empty + 15);
   });
-
-  it('gives the gas limits a block may take to finish within a time: the inverse of its lead', () => {
-    const durations = learned();
-    for (const gasLimits of [1_000_000, LIMIT / 2, LIMIT, 1.5 * LIMIT])
-      expect(durations.gasLimitsWithin(durations.lead(gasLimits))).to.be.closeTo(gasLimits, 1e-3);
-    // The time of a full block or more: any candidates fit, since a block never takes more than its limit.
-    expect(durations.gasLimitsWithin(durations.fullLead() + 1e-6)).to.equal(Infinity);
-    // Less than an empty block's time: none.
-    expect(durations.gasLimitsWithin(5)).to.equal(0);
-  });
 });

@@ -58,16 +58,6 @@ export class BlockDurations {
     return predicted + Math.max(MARGIN_DEVIATIONS * this.#deviationMs, MARGIN_SHARE * predicted);
   }
 
-  /**
-   * The most that candidates' gas limits may add up to for a block to finish within `ms` by the
-   * same prediction and margin as {@link lead}: Infinity when a full block does.
-   */
-  gasLimitsWithin(ms: number): number {
-    const predicted = Math.min(ms - MARGIN_DEVIATIONS * this.#deviationMs, ms / (1 + MARGIN_SHARE));
-    const gasUsed = Math.max(0, predicted - this.#emptyMs) / this.#msPerGas;
-    return gasUsed >= this.blockGasLimit ? Infinity : gasUsed / this.#usedPerLimit;
-  }
-
   /** The lead of a full block: the most any block needs. */
   fullLead(): number {
     return this.lead(Infinity);

@@ -7,7 +7,6 @@ import type { Logger } from 'pino';
 import type { Chain } from './chain.js';
 import { baseFeeAfter } from './base-fee.js';
 import { BlockDurations } from './block-durations.js';
-import { gasLimitsOf, selectionWithin, type Selection } from './block-selection.js';
 import { createBlockVM, executionBlock, runBlockTransaction, type TransactionResult } from './block-execution.js';
 import { storeParentHash } from './evm/block-history.js';
 import { gethVmError } from './simulation/call-errors.js';
@@ -91,6 +90,21 @@ interface BlockPlan {
   readonly pipelined?: boolean;
   /** When the block is published (its receipts served, its events sent) if committed earlier: a `performance.now()` time. */
   readonly publishAt?: number | undefined;
+}
+
+/** The transactions a block would take, chosen at `started`. */
+interface Selection {
+  readonly started: number;
+  readonly candidates: readonly PooledTransaction[];
+  readonly nativeCandidates: readonly NativeTransaction[];
+}
+
+/** What a selection's gas limits add up to: how much a block of it may take. */
+function gasLimitsOf({ candidates, nativeCandidates }: Selection): number {
+  let gasLimits = 0;
+  for (const { gasLimit } of nativeCandidates) gasLimits += Number(gasLimit);
+  for (const { tx } of candidates) gasLimits += Number(tx.gasLimit);
+  return gasLimits;
 }
 
 /** A native transaction a block delivered, with its result. */
@@ -277,9 +291,7 @@ export class BlockProducer {
    * Produces the block due at `due` (a `performance.now()` time); resolves to when it was
    * published, or undefined when no block was wanted. Woken up as long before `due` as a full
    * block needs, it waits on when its candidates need less, and then selects them again, so that
-   * what arrived meanwhile goes in too: as much of it as the block can still execute by its due
-   * time, give or take a tenth of the block time (when a stream of transactions begins, far more
-   * may have arrived than the first selection planned for). The rest waits for the next block.
+   * what arrived meanwhile goes in too.
    */
   async #produceDue(due: number): Promise<number | undefined> {
     let selection = await this.#select();
@@ -287,8 +299,7 @@ export class BlockProducer {
     if (early >= 1) {
       await this.#sleep(early);
       if (this.#stopped) return undefined;
-      const left = due - performance.now() + this.settings.blockTimeMs / 10;
-      selection = selectionWithin(await this.#select(), this.#durations.gasLimitsWithin(left));
+      selection = await this.#select();
     }
     if (!this.#wanted(selection)) return undefined;
     await this.#buildSelection(selection, due);
