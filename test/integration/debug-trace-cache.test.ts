@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { getCreateAddress, Interface } from 'ethers';
+import { Database } from '@evmnode/core';
 import { startTestNode, type TestNode, type TestNodeOptions } from '@evmnode/core/testing';
 import {
   devWallet,
@@ -242,6 +243,55 @@ describe('debug-trace: the trace cache', function () {
         expect(cached).to.equal(await answerText(on, 'debug_traceTransaction', [hash, liveConfig('callTracer')]));
       }
       expect(cacheAnswers(on)).to.equal(2);
+    });
+
+    it("stores a contract's code once for the prestateTracer results that hold it, and serves them whole", async () => {
+      const on = await restart({ config: { consensus: { block_time: 300 }, ...DEBUG_LOGS } });
+      const deployer = devWallet(1);
+      const deployment = await submit(
+        on.url,
+        await sign(deployer, { nonce: 0, data: emitter.bytecode, gasLimit: 1_000_000n }),
+      );
+      expect((await waitForReceipt(on.url, deployment)).status).to.equal('0x1');
+      const contract = lower(getCreateAddress({ from: deployer.address, nonce: 0 }));
+      const calls = await submitTogether(
+        on.url,
+        await Promise.all(
+          [2, 3, 4].map(async (account) =>
+            sign(devWallet(account), {
+              nonce: 0,
+              to: contract,
+              data: emitterAbi.encodeFunctionData('plain', [1n]),
+              gasLimit: 100_000n,
+            }),
+          ),
+        ),
+      );
+      await untilBaked(on, await oneBlockOf(on, calls));
+      const { text } = await post(
+        on.url,
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getCode', params: [contract, 'latest'] }),
+      );
+      const code = JSON.parse(text).result as string;
+      for (const hash of calls) {
+        const cached = await answerText(on, 'debug_traceTransaction', [hash, { tracer: 'prestateTracer' }]);
+        expect(JSON.parse(cached).result[contract].code).to.equal(code);
+        expect(cached).to.equal(await answerText(on, 'debug_traceTransaction', [hash, liveConfig('prestateTracer')]));
+      }
+      await on.stop();
+      node = undefined;
+      // The code's hex text is in the deployment's callTracer output and flatCallTracer result,
+      // and in one entry that the three calls' prestateTracer results refer to.
+      const database = await Database.openInHome(home);
+      try {
+        let holding = 0;
+        for await (const [, value] of database.store.iterate()) {
+          if (Buffer.from(value).toString('latin1').includes(code)) holding++;
+        }
+        expect(holding).to.equal(3);
+      } finally {
+        await database.close();
+      }
     });
   });
 });

@@ -27,7 +27,7 @@ export class CachedTraces {
    */
   async block(tracer: BakedTracer, height: number, hashes: readonly string[]): Promise<RawJson | undefined> {
     const results = await this.store.block(tracer, height);
-    if (hashes.length === 0 || results.length !== hashes.length) return undefined;
+    if (results === undefined || hashes.length === 0 || results.length !== hashes.length) return undefined;
     return RawJson.array(
       results.map((json, index) =>
         Buffer.concat([Buffer.from(`{"txHash":${JSON.stringify(hashes[index])},"result":`), json, ENTRY_END]),
