@@ -273,11 +273,13 @@ describe('debug-trace: the trace cache', function () {
         JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getCode', params: [contract, 'latest'] }),
       );
       const code = JSON.parse(text).result as string;
+      const served = cacheAnswers(on);
       for (const hash of calls) {
         const cached = await answerText(on, 'debug_traceTransaction', [hash, { tracer: 'prestateTracer' }]);
         expect(JSON.parse(cached).result[contract].code).to.equal(code);
         expect(cached).to.equal(await answerText(on, 'debug_traceTransaction', [hash, liveConfig('prestateTracer')]));
       }
+      expect(cacheAnswers(on), 'answered from the cache, the code put back').to.equal(served + 3);
       await on.stop();
       node = undefined;
       // The code's hex text is in the deployment's callTracer output and flatCallTracer result,
