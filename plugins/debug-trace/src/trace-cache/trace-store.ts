@@ -89,7 +89,8 @@ export class TraceStore {
   /** The baked result of a transaction, as JSON bytes; undefined when it is not baked. */
   async transaction(tracer: BakedTracer, height: number, index: number): Promise<Uint8Array | undefined> {
     const stored = await this.#results.get(resultKey(tracer, height, index));
-    return stored === undefined ? undefined : this.#asBaked(tracer, stored, new Map());
+    if (stored === undefined || tracer !== 'prestateTracer') return stored;
+    return this.#withCode(stored, new Map());
   }
 
   /**
@@ -101,7 +102,7 @@ export class TraceStore {
     const codes = new Map<string, string | undefined>();
     const range = { gte: resultKey(tracer, height), lt: resultKey(tracer, height + 1) };
     for await (const [, stored] of this.#results.entries(range)) {
-      const json = await this.#asBaked(tracer, stored, codes);
+      const json = tracer === 'prestateTracer' ? await this.#withCode(stored, codes) : stored;
       if (json === undefined) return undefined;
       results.push(json);
     }
@@ -109,16 +110,11 @@ export class TraceStore {
   }
 
   /**
-   * A stored result as it was baked: a `prestateTracer` one with the code it refers to put back
-   * (undefined if some is missing). `codes` keeps the code read so far by hash, for the other
+   * A stored `prestateTracer` result as it was baked, with the code it refers to put back;
+   * undefined if some is missing. `codes` keeps the code read so far by hash, for the other
    * results of the same call.
    */
-  async #asBaked(
-    tracer: BakedTracer,
-    stored: Uint8Array,
-    codes: Map<string, string | undefined>,
-  ): Promise<Uint8Array | undefined> {
-    if (tracer !== 'prestateTracer') return stored;
+  async #withCode(stored: Uint8Array, codes: Map<string, string | undefined>): Promise<Uint8Array | undefined> {
     // The JSON is ASCII: latin1 turns it into a string and back byte for byte.
     const json = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).toString('latin1');
     const hashes = [...json.matchAll(CODE_REFERENCE)].map(([, hash]) => hash!);
