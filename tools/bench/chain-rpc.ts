@@ -16,6 +16,7 @@ export interface Receipt {
   readonly transactionHash: string;
   readonly status: string;
   readonly blockNumber: string;
+  readonly transactionIndex: string;
   readonly gasUsed: string;
   readonly contractAddress: string | null;
 }

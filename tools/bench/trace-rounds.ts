@@ -21,6 +21,7 @@ export interface TokenWorkload {
 /** The block that took the most of a round's transfers. */
 export interface RoundBlock {
   readonly height: number;
+  /** The round's transactions in that block, in block order. */
   readonly transactions: readonly string[];
   /** evmnode's commit time of that block (its `block committed` line); undefined for anvil. */
   readonly commitMs: number | undefined;
@@ -45,9 +46,10 @@ export async function oneBlockRound(workload: TokenWorkload, transfers: number):
     byBlock.set(height, [...(byBlock.get(height) ?? []), receipt]);
   }
   const [height, largest] = [...byBlock].sort(([, a], [, b]) => b.length - a.length)[0]!;
+  const inBlockOrder = largest.sort((a, b) => Number(a.transactionIndex) - Number(b.transactionIndex));
   return {
     height,
-    transactions: largest.map((receipt) => receipt.transactionHash),
+    transactions: inBlockOrder.map((receipt) => receipt.transactionHash),
     commitMs: server.name === 'evmnode' ? (await committed(server, height)).durationMs : undefined,
   };
 }

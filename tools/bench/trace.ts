@@ -1,11 +1,16 @@
 /**
- * `npm run bench:trace`: latency of `debug_traceTransaction` (an ERC20 transfer: struct logger,
- * `callTracer` from evmnode's trace cache and traced live, a JS opcode-counting tracer) and of
+ * `npm run bench:trace`: latency of `debug_traceTransaction` (an ERC20 transfer, its block's first:
+ * struct logger, `callTracer` from evmnode's trace cache and traced live, a JS opcode-counting
+ * tracer; and `callTracer` live on the block's last transfer) and of
  * `debug_traceBlockByNumber` (a block of 200 ERC20 transfers, `callTracer` cached and live), beside
  * anvil in the same run and beside each server's `eth_blockNumber` (one HTTP round trip); and
  * evmnode's commit time of such blocks with the trace cache on and off, on two nodes running at
  * once whose rounds alternate, so that the machine's noise falls on both alike. Each server is a
  * child process with 2 s blocks; calls are sent one at a time over one keep-alive HTTP connection, after a warm-up.
+ *
+ * A trace runs the block's transactions before the one traced. anvil runs them again at every
+ * call, evmnode from where its last trace of the block stopped; so the transfer the rows compare is
+ * the block's first on both servers, and the last one has a row of its own.
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus } from 'node:os';
@@ -144,8 +149,7 @@ async function main(): Promise<void> {
       console.error(`${method} ${JSON.stringify(mine.slice(1))}…`);
       return [await latency(cacheOn, method, mine), await latency(anvil, method, peerParams)] as const;
     };
-    const ourTx = ours.transactions[0]!;
-    const theirTx = theirs.transactions[0]!;
+    const [ourTx, theirTx] = [ours.transactions[0]!, theirs.transactions[0]!];
 
     const [ourFloor, theirFloor] = await both('eth_blockNumber', [], []);
     row('eth_blockNumber (one HTTP round trip)', ourFloor, theirFloor, '-', '-');
@@ -177,6 +181,19 @@ async function main(): Promise<void> {
       theirCall,
       "<= anvil's",
       met(p50(ourLive) <= p50(theirCall)),
+    );
+
+    // anvil traces live whatever the options.
+    const lastTransfer = async (server: ChainServer, round: RoundBlock, config: object): Promise<Measured> => {
+      console.error(`debug_traceTransaction, callTracer live, on ${server.name}'s last transfer…`);
+      return latency(server, 'debug_traceTransaction', [round.transactions.at(-1), config]);
+    };
+    row(
+      `traceTransaction, callTracer live, the last transfer of the block (of ${ours.transactions.length}; anvil ${theirs.transactions.length})`,
+      await lastTransfer(cacheOn, ours, LIVE),
+      await lastTransfer(anvil, theirs, CACHED),
+      '-',
+      '-',
     );
 
     const counted = async (server: ChainServer, hash: string) =>
@@ -212,6 +229,7 @@ async function main(): Promise<void> {
     console.log(
       `latency: p50 / p99 ms (calls measured), calls one at a time for ${CASE_SECONDS} s over one keep-alive connection, after ${WARMUP_CALLS} warm-up`,
     );
+    console.log('traceTransaction rows trace the first transfer of the block unless they say otherwise');
     for (const line of formatTable(['case', 'evmnode', 'anvil', 'target', 'met'], rows, 'lrrll')) console.log(line);
   } finally {
     await Promise.all([cacheOn.stop(), cacheOff.stop(), anvil.stop()]);
