@@ -184,14 +184,15 @@ async function main(): Promise<void> {
     );
 
     // anvil traces live whatever the options.
-    const lastTransfer = async (server: ChainServer, round: RoundBlock, config: object): Promise<Measured> => {
-      console.error(`debug_traceTransaction, callTracer live, on ${server.name}'s last transfer…`);
-      return latency(server, 'debug_traceTransaction', [round.transactions.at(-1), config]);
-    };
+    const [ourLast, theirLast] = await both(
+      'debug_traceTransaction',
+      [ours.transactions.at(-1), LIVE],
+      [theirs.transactions.at(-1), CACHED],
+    );
     row(
       `traceTransaction, callTracer live, the last transfer of the block (of ${ours.transactions.length}; anvil ${theirs.transactions.length})`,
-      await lastTransfer(cacheOn, ours, LIVE),
-      await lastTransfer(anvil, theirs, CACHED),
+      ourLast,
+      theirLast,
       '-',
       '-',
     );
