@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { CORE_API_VERSION } from '@evmnode/core';
@@ -77,11 +77,8 @@ export const defineMethod = (method) => method;
   'node_modules/@evmnode/core/testing.js': 'export {};\n',
 };
 
-/** The checkout's own core modules, as the node imports them. */
-const nodeCoreModules = [
-  pathToFileURL(path.join(coreFolder, 'dist/index.js')).href,
-  pathToFileURL(path.join(coreFolder, 'dist/testing/index.js')).href,
-];
+/** The checkout's own core modules, as the node imports them (its package exports name them). */
+const nodeCoreModules = [import.meta.resolve('@evmnode/core'), import.meta.resolve('@evmnode/core/testing')];
 
 async function typeCheck(folder: string): Promise<{ code: number; output: string }> {
   return promisify(execFile)(process.execPath, [tsc, '-p', folder, '--pretty', 'false'], { cwd: folder }).then(
