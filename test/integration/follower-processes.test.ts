@@ -179,7 +179,7 @@ describe('a producer and two followers as processes', function () {
 
     // The producer stops and comes back on the same home and ports; the followers carry on.
     producer!.child.kill('SIGTERM');
-    expect(await producer!.exited).to.equal(0);
+    expect(await producer!.exited, `the producer's exit signal: ${producer!.child.signalCode}`).to.equal(0);
     await sleep(300);
     producer = await startNodeProcess(producerArgs);
     const [after] = await sendAll(entry, [
