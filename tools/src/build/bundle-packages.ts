@@ -4,14 +4,14 @@
  * ES modules one file at a time (resolution, read, compile): core, the plugins and their libraries
  * are about 1,400 files, which took most of a node's start-up. Run after `tsc -b` (`npm run build`).
  *
- * Every entry of a package is an entry of its bundle, and code splitting puts what entries share in
+ * Every entry of a package's exports is an entry of its bundle, and code splitting puts what entries share in
  * shared chunks, so that every importer (plugins, tools, tests) still gets one instance of each core
  * module and of each token. Packages of evmnode stay outside each other's bundles for the same
  * reason. Threads and the loader hook that core starts from a file next to its own module are
  * entries too, named as those modules name them.
  */
 import { build } from 'esbuild';
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -63,14 +63,31 @@ async function bundle(dist: string, entryPoints: Record<string, string>): Promis
   });
 }
 
+/**
+ * A package's entries, from its exports: each `default` names a file of `dist/bundle/`, built from
+ * the module that `tsc` compiled beside its `types`.
+ */
+function exportedEntries(packageFolder: string): Record<string, string> {
+  const { exports } = JSON.parse(readFileSync(`${packageFolder}package.json`, 'utf8')) as {
+    exports: Record<string, string | { types: string; default: string }>;
+  };
+  const entries: Record<string, string> = {};
+  for (const target of Object.values(exports)) {
+    if (typeof target === 'string') continue; // ./package.json
+    const name = /^\.\/dist\/bundle\/(.+)\.js$/.exec(target.default)?.[1];
+    if (name === undefined) throw new Error(`${packageFolder}package.json: ${target.default} is not in dist/bundle/`);
+    entries[name] = target.types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.js');
+  }
+  return entries;
+}
+
 await bundle(`${root}core/dist/`, {
-  index: 'index.js',
-  testing: 'testing/index.js',
-  internal: 'internal.js',
-  'node-cli': 'cli/node-cli.js',
+  ...exportedEntries(`${root}core/`),
   'precompile-worker': 'chain/evm/precompile-worker.js',
   'sender-recovery-worker': 'chain/follower/sender-recovery-worker.js',
   'core-resolve-hook': 'plugins/core-resolve-hook.js',
 });
-for (const plugin of readdirSync(`${root}plugins`))
-  await bundle(`${root}plugins/${plugin}/dist/`, { index: 'index.js' });
+for (const plugin of readdirSync(`${root}plugins`)) {
+  const folder = `${root}plugins/${plugin}/`;
+  await bundle(`${folder}dist/`, exportedEntries(folder));
+}
