@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { bech32 } from '@scure/base';
 import { expect } from 'chai';
-import { isStartupError, wrapEvmTransaction } from '@evmnode/core';
+import { HDNodeWallet } from 'ethers';
+import { DEV_ACCOUNT_COUNT, isStartupError, wrapEvmTransaction } from '@evmnode/core';
 import { consensusHeaderHash, devAccounts, nextBaseFee, readGenesisFile } from '@evmnode/core/internal';
 
 const GWEI = 1_000_000_000n;
+const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
 
 describe('base fee rule', () => {
   it('rises by 1.89% after a full block and falls by 0.39% after an empty one', () => {
@@ -75,11 +77,15 @@ describe('genesis', () => {
     throw new Error('expected the genesis to be refused');
   };
 
-  it('derives the dev accounts of the standard mnemonic', () => {
-    expect(devAccounts(2).map((account) => account.address)).to.deep.equal([
-      '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',
-      '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
-    ]);
+  it("funds the ten accounts m/44'/60'/0'/0/0-9 of the test mnemonic, as anvil and Hardhat do", () => {
+    const derived = Array.from({ length: 10 }, (_, index) => {
+      const wallet = HDNodeWallet.fromPhrase(DEV_MNEMONIC, undefined, `m/44'/60'/0'/0/${index}`);
+      return { address: wallet.address.toLowerCase(), privateKey: wallet.privateKey, publicKey: wallet.publicKey };
+    });
+    expect(DEV_ACCOUNT_COUNT).to.equal(10);
+    expect(devAccounts(DEV_ACCOUNT_COUNT)).to.deep.equal(derived);
+    expect(devAccounts(1)[0]!.address).to.equal('0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266');
+    expect(() => devAccounts(11)).to.throw(RangeError, 'there are 10 dev accounts, not 11');
   });
 
   it('reads 0x and bech32 addresses, decimal and hex numbers, code and storage', () => {

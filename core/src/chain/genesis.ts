@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { bytesToHex, hexToBytes, isHexString, type PrefixedHexString } from '@ethereumjs/util';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bech32 } from '@scure/base';
 import { ChainParams } from './chain-params.js';
 import { DEV_ACCOUNT_COUNT, devAccounts } from './dev-accounts.js';
@@ -64,13 +63,13 @@ export function builtInGenesis(network: NetworkName, chainId: bigint): Genesis {
   const alloc = new Map<PrefixedHexString, GenesisAccount>();
   const local = network === 'local';
   if (local) {
-    for (const { address, privateKey } of devAccounts(DEV_ACCOUNT_COUNT)) {
+    for (const { address, publicKey } of devAccounts(DEV_ACCOUNT_COUNT)) {
       alloc.set(address, {
         balance: DEV_BALANCE,
         nonce: 0n,
         storage: new Map(),
         coins: new Map([[TEST_DENOM, DEV_TEST_COINS]]),
-        pubKey: secp256k1.getPublicKey(hexToBytes(privateKey), true),
+        pubKey: hexToBytes(publicKey),
       });
     }
   }
