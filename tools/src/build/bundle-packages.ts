@@ -22,6 +22,8 @@ const EXTERNAL = [
   '@evmnode/*',
   // One copy of ethereumjs for core, plugins and tests: its objects cross between them.
   '@ethereumjs/*',
+  // ethereumjs' loggers: core tunes the instance they share.
+  'debug',
   // Native bindings.
   'rocksdb',
   'secp256k1',
