@@ -35,6 +35,7 @@ export { trieValue } from './chain/state/trie-lookup.js';
 export { keccak256 } from './chain/native-crypto.js';
 export { storageRange } from './chain/state/storage-range.js';
 export { readAccounts } from './chain/state/concurrent-reads.js';
+export { readParentHashSlot, storeParentHash } from './chain/evm/block-history.js';
 export { castEvmAddress } from './chain/native/addresses.js';
 export { getSolidityString, putSolidityString } from './chain/native/solidity-storage.js';
 export { POINTER_RUNTIME_CODE } from './chain/native/pointer-code.js';

@@ -1,12 +1,23 @@
 import { expect } from 'chai';
 import { LeafMPTNode, MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP, type NestedUint8Array } from '@ethereumjs/rlp';
-import { Account, Address, bytesToHex, createAccountFromRLP, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import {
+  Account,
+  Address,
+  bigIntToBytes,
+  bytesToHex,
+  createAccountFromRLP,
+  hexToBytes,
+  setLengthLeft,
+} from '@ethereumjs/util';
+import { createVM } from '@ethereumjs/vm';
 import { Bucket, bucketRange, MemoryStore } from '@evmnode/core';
 import {
   evmCommon,
   readAccounts,
+  readParentHashSlot,
   stateManagerAt,
+  storeParentHash,
   TrieNodeStore,
   TrieReads,
   type WorldState,
@@ -140,6 +151,41 @@ describe('WorldState', () => {
     expect(walked).to.be.greaterThan(0);
     for (const address of [holder, contract, ...fresh]) await state.getAccount(address);
     expect(nodes.reads).to.equal(walked);
+  });
+
+  it("reads, before a block, the history slot it writes, so that the block's flush reads no node from the database", async () => {
+    const kv = new CountingReads();
+    const history = new Address(hexToBytes('0x0000f90827f1c53a10cb7a02335b175320002935')); // EIP-2935's
+    // A history contract holding 300 hashes, so that a slot's path runs through several nodes.
+    const setupNodes = new TrieNodeStore(kv);
+    const setup = stateManagerAt(setupNodes, common);
+    await setup.putAccount(history, new Account(1n));
+    await setup.putCode(history, code);
+    for (let n = 1n; n <= 300n; n++)
+      await setup.putStorage(history, setLengthLeft(bigIntToBytes(n), 32), setLengthLeft(bigIntToBytes(n), 32));
+    const root = await setup.getStateRoot();
+    await commitBlock(kv, setupNodes);
+    const parentHash = new Uint8Array(32).fill(0xab);
+
+    // Block 151 stores its parent's hash in slot 150; each run starts from nodes the process has not read.
+    const databaseReadsAtFlush = async (readFirst: boolean) => {
+      const state = stateManagerAt(new TrieNodeStore(kv), common, root, { trieNodes: 0, entries: 100 });
+      const vm = await createVM({ common, stateManager: state });
+      if (readFirst) await readParentHashSlot(vm, 151n);
+      await state.checkpoint();
+      await storeParentHash(vm, 151n, parentHash);
+      kv.gets = 0;
+      await state.commit();
+      expect(bytesToHex(await state.getStorage(history, setLengthLeft(bigIntToBytes(150n), 32)))).to.equal(
+        bytesToHex(parentHash),
+      );
+      return { reads: kv.gets, root: bytesToHex(await state.getStateRoot()) };
+    };
+    const unread = await databaseReadsAtFlush(false);
+    const read = await databaseReadsAtFlush(true);
+    expect(unread.reads, 'reads at flush without the slot read first').to.be.greaterThan(0);
+    expect(read.reads, 'reads at flush with the slot read first').to.equal(0);
+    expect(read.root).to.equal(unread.root);
   });
 
   it('hands out accounts that callers may change without changing the state, until they write them', async () => {
@@ -323,12 +369,17 @@ async function nodesHeldBy(kv: MemoryStore, root: Uint8Array): Promise<Set<strin
   return held;
 }
 
-/** A database that counts the reads made of it. */
+/** A database that counts the keys read from it, one at a time or together (the node store's misses). */
 class CountingReads extends MemoryStore {
   gets = 0;
 
   override get(key: Uint8Array) {
     this.gets++;
     return super.get(key);
+  }
+
+  override getMany(keys: readonly Uint8Array[]) {
+    this.gets += keys.length;
+    return super.getMany(keys);
   }
 }

@@ -8,7 +8,7 @@ import type { Chain } from './chain.js';
 import { baseFeeAfter } from './base-fee.js';
 import { BlockDurations } from './block-durations.js';
 import { createBlockVM, executionBlock, runBlockTransaction, type TransactionResult } from './block-execution.js';
-import { storeParentHash } from './evm/block-history.js';
+import { readParentHashSlot, storeParentHash } from './evm/block-history.js';
 import { gethVmError } from './simulation/call-errors.js';
 import { fastBlockOptions } from './evm/evm-common.js';
 import { dataHashOf, type ConsensusHeader } from './consensus-header.js';
@@ -606,13 +606,16 @@ export class BlockProducer {
     const haltedSigners = new Set<PrefixedHexString>();
     let logIndex = 0;
     // The senders' accounts are cached already (#senderNonces read them); of the recipients, those
-    // of as many candidates as the block could hold.
+    // of as many candidates as the block could hold; and the history slot the block writes.
     const includable = candidates.slice(0, Number(gasLimit / MIN_TX_GAS));
     let phaseStart = performance.now();
-    await readAccounts(
-      this.live,
-      includable.flatMap(({ tx }) => tx.to ?? []),
-    );
+    await Promise.all([
+      readAccounts(
+        this.live,
+        includable.flatMap(({ tx }) => tx.to ?? []),
+      ),
+      readParentHashSlot(this.vm, evmBlock.header.number),
+    ]);
     execution.timings.prefetchMs = performance.now() - phaseStart;
     phaseStart = performance.now();
     await this.live.checkpoint();
