@@ -122,6 +122,24 @@ describe('RPC_ERROR_CLASSES', () => {
       expect(instance).to.be.instanceOf(RpcError);
       expect(instance.name).to.equal(instance.constructor.name);
     }
+    // As written in the source, whatever the bundler does to a class that names itself in its body.
+    expect(INSTANCES.map(({ name }) => name)).to.deep.equal([
+      'ParseError',
+      'InvalidRequestError',
+      'MethodNotFoundError',
+      'InvalidParamsError',
+      'InternalError',
+      'InvalidInputError',
+      'ResourceNotFoundError',
+      'ResourceUnavailableError',
+      'TransactionRejectedError',
+      'MethodNotSupportedError',
+      'LimitExceededError',
+      'VersionNotSupportedError',
+      'CrossVmError',
+      'SyntheticTxError',
+      'ExecutionRevertedError',
+    ]);
   });
 });
 

@@ -55,7 +55,8 @@ export class MethodNotFoundError extends RpcError {
   static readonly code = ErrorCode.MethodNotFound;
   /** geth's wording for every method that is not served. */
   static forMethod(method: string): MethodNotFoundError {
-    return new MethodNotFoundError(`the method ${method} does not exist/is not available`);
+    // `this`, not the class by name: the bundler renames a class that names itself (`_MethodNotFoundError`).
+    return new this(`the method ${method} does not exist/is not available`);
   }
   constructor(message: string, data?: unknown) {
     super(ErrorCode.MethodNotFound, message, data);
