@@ -68,16 +68,17 @@ describe('plugin API services: tracing through the Replayer', () => {
   });
   after(() => node.stop());
 
-  it('replays a committed creation with a tracer attached and gets its frames, its opcodes and the receipt gasUsed', async () => {
-    // Init code that stores 42 in slot 0 and returns no code: PUSH1 42, PUSH1 0, SSTORE.
-    const raw = await sign(devWallet(4), { nonce: 0, data: '0x602a600055', gasLimit: 100_000n });
+  it('replays a committed creation with a tracer attached and gets its frames, its opcodes (all, or the ones asked for) and the receipt gasUsed', async () => {
+    // Init code that stores 42 in slot 0 twice and returns no code: PUSH1 42, PUSH1 0, SSTORE, twice.
+    const raw = await sign(devWallet(4), { nonce: 0, data: '0x602a600055602a600055', gasLimit: 100_000n });
     const { result: hash } = await rpc(node.url, 'eth_sendRawTransaction', [raw]);
     let receipt = null;
     while (receipt === null) receipt = (await rpc(node.url, 'eth_getTransactionReceipt', [hash])).result;
 
     expect((await rpc(node.url, 'test_traceFrames', [hash])).result).to.deep.equal({
       frames: ['0:CREATE'],
-      sawSstore: true,
+      opcodes: ['PUSH1', 'PUSH1', 'SSTORE', 'PUSH1', 'PUSH1', 'SSTORE'],
+      sstores: ['SSTORE', 'SSTORE'],
       gasUsed: receipt.gasUsed,
       receiptGasUsed: receipt.gasUsed,
     });

@@ -42,8 +42,8 @@ export interface StateAccess {
 
 /**
  * Hooks attached to the EVM while one transaction (or call) runs. Each may return a promise: the
- * EVM waits for it. Attaching `step` makes the interpreter stop at every opcode, so leave it out
- * when only call frames are wanted.
+ * EVM waits for it. Attaching `step` makes the interpreter stop at every opcode (or at those
+ * `stepOpcodes` names), so leave it out when only call frames are wanted.
  */
 export interface EvmTracer {
   /**
@@ -58,6 +58,11 @@ export interface EvmTracer {
    * still announced; its frame's `exit` then carries the error.
    */
   step?(step: InterpreterStep): void | Promise<void>;
+  /**
+   * The opcodes (by number) `step` is called for; every opcode when absent. The others run as
+   * they do untraced, so a tracer that watches a few opcodes costs little more than none.
+   */
+  readonly stepOpcodes?: ReadonlySet<number>;
   /**
    * When a call frame (the transaction's own included, precompiles too) starts: `message.depth`
    * is 0 for the transaction's frame, `message.gasLimit` the gas it gets. A creation's address is

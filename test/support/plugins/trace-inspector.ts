@@ -18,17 +18,25 @@ const setup: PluginSetup<typeof deps> = ({ deps: { replayer, chain }, rpc }) => 
       params: [hash],
       handler: async ([txHash]) => {
         const frames: string[] = [];
-        const opcodes = new Set<string>();
+        const opcodes: string[] = [];
         const tracer: EvmTracer = {
           enter: (message, type) => void frames.push(`${message.depth}:${type}`),
-          step: (step) => void opcodes.add(step.opcode.name),
+          step: (step) => void opcodes.push(step.opcode.name),
         };
         const replayed = await replayer.replayTransaction(txHash, () => tracer);
+        // A second replay that steps at SSTORE (0x55) only.
+        const sstores: string[] = [];
+        const stepOpcodes = new Set([0x55]);
+        await replayer.replayTransaction(txHash, () => ({
+          step: (step) => void sstores.push(step.opcode.name),
+          stepOpcodes,
+        }));
         const location = await chain.locationOf(txHash);
         const receipt = location === undefined ? undefined : await chain.receiptAt(location);
         return {
           frames,
-          sawSstore: opcodes.has('SSTORE'),
+          opcodes,
+          sstores,
           gasUsed: toQuantity(replayed.gasUsed),
           receiptGasUsed: receipt?.gasUsed,
         };

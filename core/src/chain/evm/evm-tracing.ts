@@ -37,7 +37,11 @@ export function attachTracer(target: TraceableVm, tracer: EvmTracer, signal?: Ab
       resolve?.(step(data));
     };
     events.on('step', onStep);
-    detach.push(() => events.off('step', onStep));
+    target.vm.evm.stepOpcodes = tracer.stepOpcodes;
+    detach.push(() => {
+      events.off('step', onStep);
+      target.vm.evm.stepOpcodes = undefined;
+    });
   }
   if (tracer.enter !== undefined || signal !== undefined) {
     const enter = tracer.enter?.bind(tracer);

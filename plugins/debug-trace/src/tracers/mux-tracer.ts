@@ -38,12 +38,25 @@ export function muxTracer(tracerNamed: (name: string) => TracerFactory): TracerF
 
 /** Hooks that call each tracer's hook in turn; only hooks some tracer has, so no `step` unless one wants it. */
 function allOf(tracers: readonly EvmTracer[]): EvmTracer {
-  const hooks: EvmTracer = {};
+  const hooks: { -readonly [Name in keyof EvmTracer]: EvmTracer[Name] } = {};
   for (const name of HOOK_NAMES) {
     const each = tracers.flatMap((tracer): Hook[] => (tracer[name] === undefined ? [] : [tracer[name].bind(tracer)]));
     if (each.length > 0) hooks[name] = inTurn(each);
   }
+  const stepOpcodes = stepOpcodesOf(tracers.filter((tracer) => tracer.step !== undefined));
+  if (stepOpcodes !== undefined) hooks.stepOpcodes = stepOpcodes;
   return hooks;
+}
+
+/** The opcodes the stepping `tracers` watch between them; undefined (every opcode) when one watches them all or none steps. */
+function stepOpcodesOf(tracers: readonly EvmTracer[]): ReadonlySet<number> | undefined {
+  if (tracers.length === 0) return undefined;
+  const opcodes = new Set<number>();
+  for (const tracer of tracers) {
+    if (tracer.stepOpcodes === undefined) return undefined;
+    for (const opcode of tracer.stepOpcodes) opcodes.add(opcode);
+  }
+  return opcodes;
 }
 
 /** Calls `hooks` one after the other, waiting for a hook's promise before the next runs. */

@@ -31,6 +31,15 @@ const DELEGATION_PREFIX = Uint8Array.of(0xef, 0x01, 0x00);
 /** geth gives up on a CREATE2 whose init code lies more than this beyond the memory. */
 const MEMORY_PAD_LIMIT = 1024 * 1024;
 
+/**
+ * The opcodes whose operands name an account or slot the tracer records (see `step`): SLOAD,
+ * SSTORE, SELFDESTRUCT, EXTCODECOPY, EXTCODEHASH, EXTCODESIZE, BALANCE, the CALL family, CREATE
+ * and CREATE2.
+ */
+const LOOKUP_OPCODES: ReadonlySet<number> = new Set([
+  0x54, 0x55, 0xff, 0x3c, 0x3f, 0x3b, 0x31, 0xf1, 0xf2, 0xf4, 0xfa, 0xf0, 0xf5,
+]);
+
 /** What changed in an account, in `post` of a diff: only the changed fields. */
 interface AccountChange {
   balance?: bigint;
@@ -51,6 +60,7 @@ export const prestateTracer: TracerFactory = (subject, config) => {
       start: () => recorder.startTransaction(subject),
       enter: (message) => recorder.enterTransactionFrame(message),
       step: (step) => recorder.step(step),
+      stepOpcodes: LOOKUP_OPCODES,
       finish: () => recorder.finish(),
     },
     result: () => recorder.result(),
