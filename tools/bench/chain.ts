@@ -292,8 +292,8 @@ async function measure(server: ChainServer): Promise<Figures> {
 /**
  * 3,000 ETH transfers submitted just after a block, so that the next blocks are full, then twice
  * 1,200 ERC20 transfers to new holders the same way; their commit times, after the warm-up of the
- * ingestion phases (for ERC20 blocks, the first 1,200). Blocks 5 s apart keep ingestion out of them: commit under ingestion shows in
- * the phases above.
+ * ingestion phases (for ERC20 blocks, the first 1,200). Blocks 5 s apart keep ingestion out of
+ * them: commit under ingestion shows in the phases above.
  */
 async function measureFullBlocks(server: ChainServer): Promise<FullBlocks> {
   const isFull = (block: BlockLine): boolean => block.transactions >= FULL_BLOCK_MIN_TXS;
