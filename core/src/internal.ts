@@ -57,3 +57,4 @@ export { installCodeAnalysisCache } from './chain/evm/code-analysis-cache.js';
 export { SenderRecoveryThread } from './chain/follower/sender-recovery-thread.js';
 export { BlockDurations } from './chain/block-durations.js';
 export type { StoredNativeTx } from './chain/records.js';
+export { receiptsRootOf } from './chain/records.js';

