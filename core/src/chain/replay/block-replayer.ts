@@ -1,6 +1,6 @@
 import type { Block, BlockOptions } from '@ethereumjs/block';
 import { isEOACode7702Tx, type TxOptions, type TypedTransaction } from '@ethereumjs/tx';
-import { hexToBytes, type PrefixedHexString } from '@ethereumjs/util';
+import { hexToBytes, type DB, type PrefixedHexString } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import type {
   EvmTracer,
@@ -116,6 +116,7 @@ export class BlockReplayer implements Replayer {
   readonly #nativeRules: NativeRules;
   readonly #positions = new ReplayPositions();
   readonly #trieReads = new TrieReads(TRIE_READS_BYTES);
+  readonly #nodes: DB<string | Uint8Array, string | Uint8Array>;
 
   constructor(
     private readonly chain: Chain,
@@ -126,6 +127,7 @@ export class BlockReplayer implements Replayer {
     this.#blockOptions = fastBlockOptions(chain.common);
     this.#txOptions = fastTxOptions(chain.common);
     this.#nativeRules = { ...nativeRules, denoms: chain.denoms };
+    this.#nodes = chain.nodes.replayView();
   }
 
   async replayBlock(height: number, tracerFor: TracerFor, options: ReplayOptions = {}): Promise<ReplayedTransaction[]> {
@@ -250,7 +252,7 @@ export class BlockReplayer implements Replayer {
   /** A replay of `block` from its start: the parent's state, the parent hash stored, the native transactions run. */
   async #open(block: BlockRecord, parent: BlockRecord): Promise<ReplayPosition> {
     const { height } = block;
-    const state = stateManagerAt(this.chain.nodes, this.chain.common, hexToBytes(parent.stateRoot), REPLAY_CACHES);
+    const state = stateManagerAt(this.#nodes, this.chain.common, hexToBytes(parent.stateRoot), REPLAY_CACHES);
     state.trieReads = this.#trieReads;
     await state.checkpoint();
     const nativeEffects = new NativeEffects();

@@ -11,11 +11,11 @@ import {
   unpadBytes,
   unprefixedHexToBytes,
   ValueEncoding,
+  type DB,
 } from '@ethereumjs/util';
 import { keccak256 } from '../native-crypto.js';
 import type { StateAccess } from '../../api/replayer.js';
 import { stateAccessOf, type StateRecordKind } from './state-access.js';
-import type { TrieNodeStore } from './trie-node-store.js';
 import type { TrieReads } from './trie-reads.js';
 import { updateTrie, type TrieUpdate } from './trie-batch-update.js';
 import { trieValue } from './trie-lookup.js';
@@ -364,11 +364,11 @@ const noBytes = (): Uint8Array => new Uint8Array();
 const accountBytes = (account: Account | undefined): Uint8Array => account?.serialize() ?? new Uint8Array();
 
 /**
- * A state manager over the node's trie store, at `root` (the empty state when omitted). Caches
- * are for long-lived ones; a one-off historical read goes without.
+ * A state manager over the node's trie store (`TrieNodeStore`, or its replay view), at `root` (the
+ * empty state when omitted). Caches are for long-lived ones; a one-off historical read goes without.
  */
 export function stateManagerAt(
-  nodes: TrieNodeStore,
+  nodes: DB<string | Uint8Array, string | Uint8Array>,
   common: Common,
   root?: Uint8Array,
   caches?: StateCacheSizes,
