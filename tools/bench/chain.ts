@@ -1,8 +1,9 @@
 /**
  * `npm run bench:chain`: transaction ingestion of evmnode beside anvil (`--block-time 1`): 24,000
  * pre-signed ETH transfers and 10,000 ERC20 transfers from 10 dev accounts at 32 in flight, timed
- * first submit to last receipt, after 1,000 untimed ETH transfers warm each server up (ingestion
- * is a steady-state figure; a node just started also compiles its hot paths); evmnode's commit
+ * first submit to last receipt, after 1,000 untimed ETH transfers warm each server up, and 1,000
+ * untimed token transfers before the ERC20 ones (ingestion is a steady-state figure; a node just
+ * started also compiles its hot paths, and plain transfers never run the EVM); evmnode's commit
  * time of blocks full of ETH transfers, then of blocks full of ERC20 transfers (5 s block time,
  * so that the submissions are all in before the block starts; from its debug log), after the
  * same warm-up and, for ERC20 blocks, a round of them (plain ETH transfers never run the EVM);
@@ -104,7 +105,8 @@ async function main(): Promise<void> {
   console.log(`node ${process.version}; ${anvilVersion.trim()}`);
   console.log(
     `load: ${SENDER_COUNT} senders × ${ETH_PER_SENDER} ETH / ${ERC20_PER_SENDER} ERC20 pre-signed type-2 transfers to` +
-      ` random addresses, ${IN_FLIGHT} in flight, after ${SENDER_COUNT * WARM_UP_PER_SENDER} untimed ETH transfers;` +
+      ` random addresses, ${IN_FLIGHT} in flight, after ${SENDER_COUNT * WARM_UP_PER_SENDER} untimed ETH transfers` +
+      ` (and as many untimed ERC20 ones before the ERC20 phase);` +
       ` evmnode's pool holds ${INGESTION_POOL_SIZE}`,
   );
 
@@ -278,8 +280,14 @@ async function measure(server: ChainServer): Promise<Figures> {
     const eth = await phase(`${server.name}: ETH transfers`, async (deadline) =>
       ingest(server.url, await signEthTransfers(senders, server.chainId, ETH_PER_SENDER), IN_FLIGHT, deadline),
     );
+    // Plain ETH transfers never run the EVM: untimed token transfers compile its paths first.
+    const token = await phase(`${server.name}: ERC20 warm-up`, async (deadline) => {
+      const deployed = await deployToken(server.url, server.chainId, senders, deadline);
+      const txs = await signTokenTransfers(senders, server.chainId, deployed, WARM_UP_PER_SENDER);
+      await ingest(server.url, txs, IN_FLIGHT, deadline);
+      return deployed;
+    });
     const erc20 = await phase(`${server.name}: ERC20 transfers`, async (deadline) => {
-      const token = await deployToken(server.url, server.chainId, senders, deadline);
       const txs = await signTokenTransfers(senders, server.chainId, token, ERC20_PER_SENDER);
       return ingest(server.url, txs, IN_FLIGHT, deadline);
     });
