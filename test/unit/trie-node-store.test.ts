@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { Bucket, bucketKey, MemoryStore } from '@evmnode/core';
 import { TrieNodeStore } from '@evmnode/core/internal';
+import { CountingReads } from '../support/counting-store.js';
 
 const hash = (n: number): Uint8Array => hexToBytes(`0x${n.toString(16).padStart(64, '0')}`);
 const node = (n: number): Uint8Array => hexToBytes(`0xc${n}`);
@@ -64,21 +65,6 @@ describe('TrieNodeStore: blocks written while the next executes', () => {
   });
 });
 
-/** A database that counts the keys read from it. */
-class CountingStore extends MemoryStore {
-  reads = 0;
-
-  override get(key: Uint8Array) {
-    this.reads++;
-    return super.get(key);
-  }
-
-  override getMany(keys: readonly Uint8Array[]) {
-    this.reads += keys.length;
-    return super.getMany(keys);
-  }
-}
-
 /** Stores `values` (node number to node) as a block's written batch: they end up in the node cache. */
 async function writeBlock(kv: MemoryStore, nodes: TrieNodeStore, values: Map<number, Uint8Array>): Promise<void> {
   for (const [n, value] of values) await nodes.put(hash(n), value);
@@ -91,7 +77,7 @@ async function writeBlock(kv: MemoryStore, nodes: TrieNodeStore, values: Map<num
 // Block replays walk older states: their nodes must not push out those the blocks at the head walk.
 describe('TrieNodeStore: the replay view', () => {
   it('reads what only the database holds without adding it to the cache', async () => {
-    const kv = new CountingStore();
+    const kv = new CountingReads();
     const nodes = new TrieNodeStore(kv);
     const stored = kv.batch();
     stored.put(bucketKey(Bucket.StateNode, hash(1)), node(1));
@@ -100,17 +86,17 @@ describe('TrieNodeStore: the replay view', () => {
 
     expect(bytesToHex((await view.get(hash(1))) as Uint8Array)).to.equal('0xc1');
     expect(bytesToHex((await view.get(hash(1))) as Uint8Array)).to.equal('0xc1');
-    expect(kv.reads).to.equal(2);
+    expect(kv.gets).to.equal(2);
     expect(await read(nodes, 1)).to.equal('0xc1');
     expect(await read(nodes, 1)).to.equal('0xc1');
-    expect(kv.reads).to.equal(3);
+    expect(kv.gets).to.equal(3);
   });
 
   it('reads cached and pending nodes, and does not keep a node cached by reading it', async () => {
     // 4 KB nodes: 1,100 of them are more than the cache's 4 MB.
     const large = (n: number) => new Uint8Array(4096).fill(n % 251);
     for (const reader of ['replay view', 'get'] as const) {
-      const kv = new CountingStore();
+      const kv = new CountingReads();
       const nodes = new TrieNodeStore(kv);
       const view = nodes.replayView();
       const readOnce = (n: number) => (reader === 'get' ? nodes.get(hash(n)) : view.get(hash(n)));
@@ -123,10 +109,10 @@ describe('TrieNodeStore: the replay view', () => {
       await nodes.put(hash(5000), node(5));
       expect(await view.get(hash(5000)), 'a pending node').to.deep.equal(node(5));
       expect(await view.get(hash(1100)), 'a cached node').to.deep.equal(large(99));
-      expect(kv.reads).to.equal(0);
+      expect(kv.gets).to.equal(0);
       // Read through the view, the first node aged out of the cache; through `get`, it stayed.
       expect(await read(nodes, 0)).to.equal('0xc0');
-      expect(kv.reads, reader).to.equal(reader === 'get' ? 0 : 1);
+      expect(kv.gets, reader).to.equal(reader === 'get' ? 0 : 1);
     }
   });
 });

@@ -22,6 +22,7 @@ import {
   TrieReads,
   type WorldState,
 } from '@evmnode/core/internal';
+import { CountingReads } from '../support/counting-store.js';
 
 const common = evmCommon(713715n);
 const contract = new Address(hexToBytes('0x00000000000000000000000000000000000000c0'));
@@ -367,19 +368,4 @@ async function nodesHeldBy(kv: MemoryStore, root: Uint8Array): Promise<Set<strin
   };
   await walk(root, true);
   return held;
-}
-
-/** A database that counts the keys read from it, one at a time or together (the node store's misses). */
-class CountingReads extends MemoryStore {
-  gets = 0;
-
-  override get(key: Uint8Array) {
-    this.gets++;
-    return super.get(key);
-  }
-
-  override getMany(keys: readonly Uint8Array[]) {
-    this.gets += keys.length;
-    return super.getMany(keys);
-  }
 }

@@ -59,11 +59,10 @@ export class TrieNodeStore implements DB<Key, Value> {
 
   /**
    * These nodes as block replays (traces, trace baking) read them: from the cache without
-   * refreshing it, and what the database gives is not added to it. A replay walks the state of an
-   * older block, thousands of nodes for a block of transfers, which the blocks at the head no
-   * longer use; filling the cache with them evicted the nodes a block under way then read back
-   * from the database, and while it waited the node admitted transactions, thousands of them in
-   * one 241-transfer block's 2.8 s. A replay keeps what it read in its own trie's cache.
+   * refreshing it, and what the database gives stays out of it. A replay walks an older block's
+   * state, thousands of nodes the head no longer uses; cached, they evicted the nodes a block under
+   * way then read back from the database while admissions took the thread (docs/performance.md).
+   * A replay keeps what it reads in its own trie's cache.
    */
   replayView(): DB<Key, Value> {
     const view: DB<Key, Value> = {
