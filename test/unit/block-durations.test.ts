@@ -34,6 +34,16 @@ describe('block durations', () => {
     expect(durations.lead(LIMIT / 2)).to.be.closeTo((4 + 116 / 4) * 1.6, 1e-6);
   });
 
+  it('expects a block to be full once its candidates, used at the learned share of their gas limits, reach its gas limit', () => {
+    const fresh = new BlockDurations(LIMIT, 200);
+    expect(fresh.fills(LIMIT)).to.equal(true);
+    expect(fresh.fills(LIMIT - 1)).to.equal(false);
+    // Transactions that use half their gas limits: twice the block's gas in limits fills it.
+    const durations = learned();
+    expect(durations.fills(2 * LIMIT)).to.equal(true);
+    expect(durations.fills(1.9 * LIMIT)).to.equal(false);
+  });
+
   it('keeps a margin of 0.6 times the predicted time when full blocks take 100 and 140 ms by turns', () => {
     const durations = new BlockDurations(LIMIT, 120);
     for (let block = 0; block < 200; block++) durations.observe(LIMIT, LIMIT, block % 2 === 0 ? 100 : 140);

@@ -58,6 +58,11 @@ export class BlockDurations {
     return predicted + Math.max(MARGIN_DEVIATIONS * this.#deviationMs, MARGIN_SHARE * predicted);
   }
 
+  /** Whether candidates whose gas limits add up to `candidateGasLimits` are expected to fill a block. */
+  fills(candidateGasLimits: number): boolean {
+    return candidateGasLimits * this.#usedPerLimit >= this.blockGasLimit;
+  }
+
   /** The lead of a full block: the most any block needs. */
   fullLead(): number {
     return this.lead(Infinity);

@@ -271,14 +271,14 @@ export class BlockProducer {
 
   /**
    * Blocks come out `block_time` apart: each starts as long before it is due as it is expected to
-   * take, with a margin ({@link BlockDurations}), and is published (its receipts served, its
-   * events sent) when due. A full block after an empty one then stretches no interval. Blocks
+   * take, with a margin ({@link BlockDurations}), or as soon as the block before it is published
+   * when the waiting transactions fill it, and is published (its receipts served, its events
+   * sent) when due. A full block after an empty one then stretches no interval. Blocks
    * are due on a grid `block_time` apart; one published more than a quarter of it late moves the
    * grid with it, so that blocks do not follow one another closely to catch up.
    */
   #schedule(due: number): void {
     if (this.#stopped) return;
-    const wait = Math.max(0, due - this.#durations.fullLead() - performance.now());
     this.#timer = setTimeout(() => {
       this.#producing = this.#produceDue(due)
         .then(async (publishedAt) => {
@@ -290,23 +290,28 @@ export class BlockProducer {
           this.logger.error({ err: error }, 'block production failed; retrying at the next tick');
           this.#schedule(performance.now() + this.settings.blockTimeMs);
         });
-    }, wait);
+    });
   }
 
   /**
    * Produces the block due at `due` (a `performance.now()` time); resolves to when it was
-   * published, or undefined when no block was wanted. Woken up as long before `due` as a full
-   * block needs, it waits on while its candidates need less than the time left, selecting again
-   * every {@link RESELECT_MS}, so that what arrives meanwhile goes in too. Selecting only at the
-   * end of one wait, sized for what was there at its start, let a pool filling fast hand the
-   * block more than it could run by its due time.
+   * published, or undefined when no block was wanted. Started as soon as the block before it is
+   * published: candidates that fill the block start it at once, as waiting longer would add
+   * nothing to it, and the whole block time is then its margin. Otherwise it waits until as long
+   * before `due` as its candidates need, selecting again every {@link RESELECT_MS} from the lead
+   * of a full block on, so that what arrives meanwhile goes in too. Selecting only at the end of
+   * one wait, sized for what was there at its start, let a pool filling fast hand the block more
+   * than it could run by its due time.
    */
   async #produceDue(due: number): Promise<number | undefined> {
     let selection = await this.#select();
     for (;;) {
-      const early = due - performance.now() - this.#durations.lead(gasLimitsOf(selection));
+      const gasLimits = gasLimitsOf(selection);
+      if (this.#durations.fills(gasLimits)) break;
+      const early = due - performance.now() - this.#durations.lead(gasLimits);
       if (early < 1) break;
-      await this.#sleep(Math.min(early, RESELECT_MS));
+      const untilFullLead = due - performance.now() - this.#durations.fullLead();
+      await this.#sleep(Math.min(early, Math.max(untilFullLead, RESELECT_MS)));
       if (this.#stopped) return undefined;
       selection = await this.#select();
     }
