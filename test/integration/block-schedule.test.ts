@@ -3,25 +3,23 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
-import { CHAIN_ID, devWallet, ETHER, sign, submit, waitForReceipt } from '../support/chain-kit.js';
+import { CHAIN_ID, devWallet, ETHER, sign, submitTogether, waitForReceipt } from '../support/chain-kit.js';
 
 const BLOCK_TIME_MS = 1_000;
 /** Ten plain transfers fill a block. */
 const TRANSFERS_PER_BLOCK = 10;
-const SENDERS = 4;
+const BLOCKS = 4;
+const sender = devWallet(0);
 
-/** A home whose genesis has blocks of ten transfers' gas and funds the first dev accounts. */
+/** A home whose genesis has blocks of ten transfers' gas and funds the first dev account. */
 function homeWithSmallBlocks(): string {
   const home = mkdtempSync(path.join(tmpdir(), 'evmnode-schedule-'));
   mkdirSync(path.join(home, 'config'));
-  const alloc = Object.fromEntries(
-    Array.from({ length: SENDERS }, (_, index) => [devWallet(index).address, { balance: `0x${ETHER.toString(16)}` }]),
-  );
   const genesis = {
     chainId: Number(CHAIN_ID),
     genesisTime: Date.now(),
     gasLimit: `0x${(21_000 * TRANSFERS_PER_BLOCK).toString(16)}`,
-    alloc,
+    alloc: { [sender.address]: { balance: `0x${ETHER.toString(16)}` } },
   };
   writeFileSync(path.join(home, 'config', 'genesis.json'), JSON.stringify(genesis));
   return home;
@@ -40,26 +38,26 @@ describe('block schedule', function () {
   after(() => node.stop());
 
   it('starts a block that its waiting transactions fill as soon as the block before it is published, and publishes it when due', async () => {
-    // Four blocks' worth, all ready at once: the pool fills the next three blocks when each is started.
+    // Four blocks' worth, made ready at once (the first nonce last): the pool fills the next
+    // three blocks when each is started.
     const to = `0x${'cc'.repeat(20)}`;
     const raws = await Promise.all(
-      Array.from({ length: SENDERS * TRANSFERS_PER_BLOCK }, (_, index) =>
-        sign(devWallet(index % SENDERS), { nonce: Math.floor(index / SENDERS), to, value: 1n, gasLimit: 21_000n }),
+      Array.from({ length: BLOCKS * TRANSFERS_PER_BLOCK }, (_, nonce) =>
+        sign(sender, { nonce, to, value: 1n, gasLimit: 21_000n }),
       ),
     );
     const publishedAt = new Map<number, number>();
     const stop = node.node.chain.events.onBlock(({ block }) => void publishedAt.set(block.height, performance.now()));
-    const hashes = [];
-    for (const raw of raws) hashes.push(await submit(node.url, raw));
+    const hashes = await submitTogether(node.url, raws);
     const receipts = await Promise.all(hashes.map((hash) => waitForReceipt(node.url, hash)));
     stop();
     const heights = [...new Set(receipts.map((receipt) => Number(receipt.blockNumber)))];
-    expect(heights).to.have.length(SENDERS);
+    expect(heights).to.have.length(BLOCKS);
 
     const committed = node.logs.filter(
       (line) => line.msg === 'block committed' && heights.includes(line.height as number),
     );
-    expect(committed.map((line) => line.transactions)).to.deep.equal(Array(SENDERS).fill(TRANSFERS_PER_BLOCK));
+    expect(committed.map((line) => line.transactions)).to.deep.equal(Array(BLOCKS).fill(TRANSFERS_PER_BLOCK));
     // The first full block started as late as a full block needs (a few ms here, blocks of ten
     // transfers being quick). Each later one was started when the one before it was published,
     // a whole block time before its own publication, and was held that long once committed.
