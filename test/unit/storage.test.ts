@@ -78,11 +78,68 @@ function kvStoreContract(name: string, open: () => Promise<KvStore>): void {
       ]);
       expect(await store.getMany([])).to.deep.equal([]);
     });
+
+    it('refuses every operation from the moment close() is called, and afterwards', async () => {
+      await store.put(bytes(1), bytes(1));
+      const operations = [
+        () => store.get(bytes(1)),
+        () => store.getMany([bytes(1)]),
+        () => store.put(bytes(2), bytes(2)),
+        () => store.del(bytes(1)),
+        () => store.batch().put(bytes(3), bytes(3)).write(),
+        () => collect(store.iterate()),
+      ];
+      const closing = store.close();
+      const inTheSameTurn = operations.map(failureOf);
+      await closing;
+      const afterwards = operations.map(failureOf);
+      const refusals = await Promise.all([...inTheSameTurn, ...afterwards]);
+      expect(refusals).to.deep.equal(Array.from({ length: 12 }, () => 'the database is closed'));
+    });
   });
+}
+
+/** The message `operation` fails with, thrown or rejected. */
+async function failureOf(operation: () => Promise<unknown>): Promise<string> {
+  try {
+    await operation();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('the operation succeeded');
 }
 
 kvStoreContract('in-memory', () => Promise.resolve(new MemoryStore()));
 kvStoreContract('RocksDB', () => RocksDbStore.open(tempDir()));
+
+describe('RocksDB store closing', () => {
+  it('lets the reads and writes already running finish before it closes', async () => {
+    const store = await RocksDbStore.open(tempDir());
+    await store.put(bytes(1), bytes(10));
+    const running = [store.get(bytes(1)), store.batch().put(bytes(2), bytes(20)).write({ sync: true })];
+    await store.close();
+    const [value] = await Promise.all(running);
+    expect(hex(value!)).to.equal('0a');
+    const reopened = await RocksDbStore.open(store.location);
+    expect(hex((await reopened.get(bytes(2)))!)).to.equal('14');
+    await reopened.close();
+  });
+
+  it('ends an iteration its consumer left suspended, whose next step is then refused', async () => {
+    const store = await RocksDbStore.open(tempDir());
+    const batch = store.batch();
+    for (let key = 0; key < 1000; key++) batch.put(Uint8Array.of(key >> 8, key & 0xff), bytes(0));
+    await batch.write();
+    const suspended = store.iterate()[Symbol.asyncIterator]();
+    expect(hex((await suspended.next()).value![0])).to.equal('0000');
+    await store.close();
+    expect(
+      await failureOf(async () => {
+        for (;;) if ((await suspended.next()).done === true) return;
+      }),
+    ).to.equal('the database is closed');
+  });
+});
 
 describe('keys and repositories', () => {
   it('writes numbers big-endian after the bucket byte so that byte order is numeric order', () => {

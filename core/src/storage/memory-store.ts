@@ -53,7 +53,7 @@ export class MemoryStore implements KvStore {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw new Error('the store is closed');
+    if (this.#closed) throw new Error('the database is closed');
   }
 }
 

@@ -7,6 +7,7 @@ import { StartupError } from '../node/startup-error.js';
 type RocksDbConstructor = (typeof RocksDbModule)['default'];
 type RocksDb = ReturnType<RocksDbConstructor>;
 type IteratorOptions = Parameters<RocksDb['iterator']>[0] & object;
+type RocksDbIterator = ReturnType<RocksDb['iterator']>;
 
 const SCAN_BATCH_BYTES = 256 * 1024;
 const RUN_ENTRIES = 256;
@@ -24,8 +25,24 @@ function promised<T>(run: (done: (error: Error | undefined | null, value?: T) =>
   });
 }
 
-/** A {@link KvStore} on RocksDB (the `rocksdb` package). */
+/** What every operation refused after `close()` rejects with. */
+function closedError(): Error {
+  return new Error('the database is closed');
+}
+
+/**
+ * A {@link KvStore} on RocksDB (the `rocksdb` package). The package crashes the process on any read
+ * or write that reaches RocksDB after, or while, it closes, so the store refuses operations once
+ * `close()` is called and closes only after those already running have finished.
+ */
 export class RocksDbStore implements KvStore {
+  /** Operations handed to RocksDB and not yet answered. */
+  #running = 0;
+  #onIdle: (() => void) | undefined;
+  /** Iterators not yet ended: the store ends those their consumers left suspended before closing. */
+  readonly #iterators = new Set<RocksDbIterator>();
+  #closing: Promise<void> | undefined;
+
   private constructor(
     private readonly db: RocksDb,
     readonly location: string,
@@ -53,7 +70,7 @@ export class RocksDbStore implements KvStore {
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
     try {
-      return await promised<Buffer>((done) => this.db.get(asBuffer(key), { asBuffer: true }, done as never));
+      return await this.#call<Buffer>((done) => this.db.get(asBuffer(key), { asBuffer: true }, done as never));
     } catch (error) {
       if (/NotFound/i.test((error as Error).message)) return undefined;
       throw error;
@@ -62,17 +79,17 @@ export class RocksDbStore implements KvStore {
 
   getMany(keys: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
     if (keys.length === 0) return Promise.resolve([]);
-    return promised<(Buffer | undefined)[]>((done) =>
+    return this.#call<(Buffer | undefined)[]>((done) =>
       this.db.getMany(keys.map(asBuffer), { asBuffer: true }, done as never),
     );
   }
 
   put(key: Uint8Array, value: Uint8Array): Promise<void> {
-    return promised((done) => this.db.put(asBuffer(key), asBuffer(value), done));
+    return this.#call((done) => this.db.put(asBuffer(key), asBuffer(value), done));
   }
 
   del(key: Uint8Array): Promise<void> {
-    return promised((done) => this.db.del(asBuffer(key), done));
+    return this.#call((done) => this.db.del(asBuffer(key), done));
   }
 
   batch(): WriteBatch {
@@ -93,7 +110,7 @@ export class RocksDbStore implements KvStore {
         return length;
       },
       write: (options = {}) =>
-        promised<void>((done) => {
+        this.#call<void>((done) => {
           chained.write({ sync: options.sync === true }, done);
         }),
     };
@@ -112,17 +129,19 @@ export class RocksDbStore implements KvStore {
     if (range.gt !== undefined) options.gt = asBuffer(range.gt);
     if (range.lte !== undefined) options.lte = asBuffer(range.lte);
     if (range.lt !== undefined) options.lt = asBuffer(range.lt);
+    if (this.#closing !== undefined) throw closedError();
     const iterator = this.db.iterator(options);
+    this.#iterators.add(iterator);
     // Entries are taken in runs through callbacks, one promise per run rather than per entry.
     const nextRun = () =>
-      new Promise<(readonly [Buffer, Buffer])[]>((resolve, reject) => {
+      this.#call<(readonly [Buffer, Buffer])[]>((done) => {
         const run: (readonly [Buffer, Buffer])[] = [];
         const step = () =>
           iterator.next((error, key, value) => {
-            if (error) reject(error);
+            if (error) done(error);
             // keyAsBuffer and valueAsBuffer make both Buffers.
-            else if (key === undefined) resolve(run);
-            else if (run.push([key as Buffer, value as Buffer]) >= RUN_ENTRIES) resolve(run);
+            else if (key === undefined) done(null, run);
+            else if (run.push([key as Buffer, value as Buffer]) >= RUN_ENTRIES) done(null, run);
             else step();
           });
         step();
@@ -134,11 +153,39 @@ export class RocksDbStore implements KvStore {
         if (run.length < RUN_ENTRIES) return;
       }
     } finally {
-      await promised<void>((done) => iterator.end(done));
+      await this.#end(iterator);
     }
   }
 
+  /** Waits for the operations running, ends the iterators left open, then closes RocksDB; refuses every later operation. */
   close(): Promise<void> {
-    return promised((done) => this.db.close(done));
+    this.#closing ??= (async () => {
+      if (this.#running > 0) await new Promise<void>((resolve) => (this.#onIdle = resolve));
+      await Promise.all([...this.#iterators].map((iterator) => this.#end(iterator)));
+      await promised<void>((done) => this.db.close(done));
+    })();
+    return this.#closing;
+  }
+
+  /** Runs one RocksDB operation, refused once closing has begun. */
+  #call<T>(run: (done: (error: Error | undefined | null, value?: T) => void) => void): Promise<T> {
+    if (this.#closing !== undefined) return Promise.reject(closedError());
+    return this.#track(run);
+  }
+
+  #track<T>(run: (done: (error: Error | undefined | null, value?: T) => void) => void): Promise<T> {
+    this.#running++;
+    return promised<T>((done) =>
+      run((error, value) => {
+        if (--this.#running === 0) this.#onIdle?.();
+        done(error, value);
+      }),
+    );
+  }
+
+  /** Ends `iterator` once, whoever asks first: its consumer or `close()`, which must wait for it. */
+  #end(iterator: RocksDbIterator): Promise<void> {
+    if (!this.#iterators.delete(iterator)) return Promise.resolve();
+    return this.#track<void>((done) => iterator.end(done));
   }
 }

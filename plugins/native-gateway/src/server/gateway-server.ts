@@ -137,7 +137,10 @@ export class GatewayServer {
     });
   }
 
-  /** Stops listening and closes every connection: it stops after the chain, so nothing is left to wait for. */
+  /**
+   * Stops listening and closes every connection. It stops after the chain, so no call waits for
+   * anything new; one still reading when the node closes its database is refused, with no one to answer.
+   */
   close(): Promise<void> {
     this.events.close();
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
