@@ -175,12 +175,13 @@ export class RocksDbStore implements KvStore {
 
   #track<T>(run: (done: (error: Error | undefined | null, value?: T) => void) => void): Promise<T> {
     this.#running++;
-    return promised<T>((done) =>
+    return new Promise((resolve, reject) => {
       run((error, value) => {
         if (--this.#running === 0) this.#onIdle?.();
-        done(error, value);
-      }),
-    );
+        if (error) reject(error);
+        else resolve(value as T);
+      });
+    });
   }
 
   /** Ends `iterator` once, whoever asks first: its consumer or `close()`, which must wait for it. */
