@@ -1,4 +1,4 @@
-import { sha256 } from '@noble/hashes/sha2.js';
+import { createHash } from 'node:crypto';
 import { TxBody, TxRaw } from 'cosmjs-types/cosmos/tx/v1beta1/tx';
 
 /** The type URL of the message that carries a signed EVM transaction inside a native transaction. */
@@ -29,7 +29,7 @@ export function unwrapEvmTransaction(nativeTx: Uint8Array): Uint8Array | undefin
   return message?.typeUrl === EVM_TX_TYPE_URL && others.length === 0 ? message.value : undefined;
 }
 
-/** A native transaction's hash: SHA-256 of its bytes. */
+/** A native transaction's hash: SHA-256 of its bytes (Node's, OpenSSL's: under half the pure-JS one's time). */
 export function nativeTxHash(nativeTx: Uint8Array): Uint8Array {
-  return sha256(nativeTx);
+  return createHash('sha256').update(nativeTx).digest();
 }

@@ -21,8 +21,8 @@ function fieldsOf(raw: Uint8Array): { type: number; fields: Uint8Array[] } | und
 }
 
 /**
- * The chain ID a well-formed raw transaction claims, read before the transaction library
- * refuses it: geth reports a wrong chain ID as such, not as a decoding error.
+ * The chain ID a well-formed raw transaction claims, read once the transaction library has
+ * refused it: geth reports a wrong chain ID as such, not as a decoding error.
  */
 export function claimedChainId(raw: Uint8Array): bigint | undefined {
   const shape = fieldsOf(raw);
@@ -70,9 +70,11 @@ export function fastTxOptions(chainCommon: Common): TxOptions {
  * A signed transaction decoded by ethereumjs (`options` from {@link fastTxOptions}), its sender's
  * address worked out once: ethereumjs keeps the recovered public key but hashes it again at every
  * `getSenderAddress`, which a block's execution asks four times per transaction, and with its
- * pure-JS Keccak rather than the chain's (about 15 µs against 1.5). Frozen as ethereumjs freezes
- * it, after the memo is in place. With `recovered`, the sender's public key and the hash that the
- * same decoding worked out on another thread are taken instead of worked out again.
+ * pure-JS Keccak rather than the chain's (about 15 µs against 1.5). Its hash is that of `raw`:
+ * decoding accepts only canonical RLP, so `raw` is the serialisation ethereumjs would build again
+ * to hash it (about 12 µs). Frozen as ethereumjs freezes it, after the memos are in place. With
+ * `recovered`, the sender's public key and the hash that the same decoding worked out on another
+ * thread are taken instead of worked out again.
  */
 export function decodeSignedTransaction(
   raw: Uint8Array,
@@ -80,10 +82,8 @@ export function decodeSignedTransaction(
   recovered?: { readonly senderPublicKey: Uint8Array; readonly hash: Uint8Array },
 ): TypedTransaction {
   const tx = createTxFromRLP(raw, { ...options, freeze: false });
-  if (recovered !== undefined) {
-    tx.cache.senderPubKey = recovered.senderPublicKey;
-    tx.cache.hash = recovered.hash;
-  }
+  tx.cache.hash = recovered?.hash ?? keccak256(raw);
+  if (recovered !== undefined) tx.cache.senderPubKey = recovered.senderPublicKey;
   let sender: Address | undefined;
   // An address is the last 20 bytes of the Keccak-256 of the 64-byte public key.
   const senderOf = () => new Address(keccak256(tx.getSenderPublicKey()).subarray(12));

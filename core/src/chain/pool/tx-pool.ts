@@ -256,12 +256,13 @@ export class TxPool {
     if (raw.length > ChainParams.maxTxBytes) throw Rejections.oversized(raw.length, ChainParams.maxTxBytes);
     if (raw.length === 0) throw Rejections.undecodable('empty transaction');
     if (raw[0] === BLOB_TX_TYPE) throw Rejections.typeNotSupported();
-    const claimed = claimedChainId(raw);
-    if (claimed !== undefined && claimed !== this.chain.chainId)
-      throw Rejections.invalidChainId(claimed, this.chain.chainId);
     try {
       return decodeSignedTransaction(raw, this.#decodeOptions);
     } catch (error) {
+      // The library refuses a chain ID other than its Common's; geth reports it as such.
+      const claimed = claimedChainId(raw);
+      if (claimed !== undefined && claimed !== this.chain.chainId)
+        throw Rejections.invalidChainId(claimed, this.chain.chainId);
       const message = (error as Error).message;
       if (/unknown|not supported|invalid tx type/i.test(message) && raw[0]! < 0x80) throw Rejections.typeNotSupported();
       // The library refuses these while decoding; geth decodes them and reports them in its own words.
