@@ -31,12 +31,19 @@ describe('decodeSignedTransaction', () => {
     const authorization = await wallet.authorize({ address: wallet.address, nonce: 8, chainId: 713715 });
     const envelopes = [
       { type: 0, gasPrice: 10 },
-      { type: 1, gasPrice: 10, accessList: [{ address: wallet.address, storageKeys: [`0x${'01'.padStart(64, '0')}`] }] },
+      {
+        type: 1,
+        gasPrice: 10,
+        accessList: [{ address: wallet.address, storageKeys: [`0x${'01'.padStart(64, '0')}`] }],
+      },
       { type: 2, maxFeePerGas: 10, maxPriorityFeePerGas: 2 },
       { type: 4, maxFeePerGas: 10, maxPriorityFeePerGas: 2, authorizationList: [authorization] },
     ];
     for (const envelope of envelopes) {
-      const raw = Buffer.from((await wallet.signTransaction(Transaction.from({ ...common, ...envelope }))).slice(2), 'hex');
+      const raw = Buffer.from(
+        (await wallet.signTransaction(Transaction.from({ ...common, ...envelope }))).slice(2),
+        'hex',
+      );
       const plain = createTxFromRLP(raw, { ...options, freeze: false }); // hashes its serialisation
       expect(bytesToHex(decodeSignedTransaction(raw, options).hash()), `type ${envelope.type}`).to.equal(
         bytesToHex(plain.hash()),
