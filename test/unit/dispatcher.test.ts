@@ -427,11 +427,16 @@ describe('dispatcher', () => {
       ]);
     });
 
-    it('aborts the request signal of a call that timed out', async () => {
+    it('answers a single call that timed out, with its id, and aborts its request signal', async () => {
       const { dispatcher } = dispatcherHarness(methods, { evm: { write_timeout: 200 } });
       const request = new RpcRequest('http', 'r', undefined, 'test-client');
-      const body = JSON.stringify(call('test_slow'));
-      await dispatcher.dispatch(JSON.parse(body) as unknown, body, request);
+      const body = JSON.stringify(call('test_slow', [], 'slow-1'));
+      const answer = await dispatcher.dispatch(JSON.parse(body) as unknown, body, request);
+      expect(JSON.parse(String(answer))).to.deep.equal({
+        jsonrpc: '2.0',
+        id: 'slow-1',
+        error: { code: -32002, message: 'request timed out' },
+      });
       expect(request.signal.aborted).to.equal(true);
     });
 

@@ -24,8 +24,8 @@ type Outcome = ResponseBody | undefined | PendingCall;
 
 interface PendingCall {
   readonly promise: Promise<ResponseBody | undefined>;
-  /** The answer if the deadline passes first (undefined for a notification). */
-  readonly timedOutText: string | undefined;
+  /** The id of the answer if the deadline passes first, as JSON text (undefined for a notification). */
+  readonly idText: string | undefined;
   readonly method: string;
   settled: boolean;
   timedOut: boolean;
@@ -36,6 +36,7 @@ const EMPTY_BATCH = errorText('null', new InvalidRequestError('empty batch').toJ
 const VERSION_NOT_SUPPORTED = new VersionNotSupportedError('version not supported: jsonrpc must be "2.0"').toJSON();
 const INVALID_REQUEST_ERROR = new InvalidRequestError().toJSON();
 const TIMED_OUT = new ResourceUnavailableError('request timed out');
+const TIMED_OUT_ERROR = TIMED_OUT.toJSON();
 const RESPONSE_TOO_LARGE: RpcErrorObject = { code: ErrorCode.TransactionRejected, message: 'response too large' };
 const INTERNAL: RpcErrorObject = { code: ErrorCode.Internal, message: 'internal error' };
 
@@ -120,7 +121,7 @@ export class Dispatcher {
       this.#refuseFrom(batch, ids, answers, run.counted, RESPONSE_TOO_LARGE);
     } else if (run.stop === 'timed-out') {
       for (const index of run.running) answers[index] = this.#expire(pending.get(index)!, request);
-      this.#refuseFrom(batch, ids, answers, run.next, TIMED_OUT.toJSON());
+      this.#refuseFrom(batch, ids, answers, run.next, TIMED_OUT_ERROR);
       request.abort(TIMED_OUT);
     }
     return joinBatch(answers);
@@ -177,7 +178,7 @@ export class Dispatcher {
 
     const pending: PendingCall = {
       method,
-      timedOutText: isNotification ? undefined : errorText(idText, TIMED_OUT.toJSON()),
+      idText: isNotification ? undefined : idText,
       settled: false,
       timedOut: false,
       promise: result.then(
@@ -246,7 +247,8 @@ export class Dispatcher {
   /** Gives up on a call past the deadline: its late answer is dropped. */
   #expire(pending: PendingCall, request: RpcRequest): string | undefined {
     pending.timedOut = true;
-    this.hooks.runAfter(pending.method, request, TIMED_OUT.toJSON(), this.#timeoutMs);
-    return pending.timedOutText;
+    this.hooks.runAfter(pending.method, request, TIMED_OUT_ERROR, this.#timeoutMs);
+    // Written only now: most calls end in time, and the text costs a JSON encoding.
+    return pending.idText === undefined ? undefined : errorText(pending.idText, TIMED_OUT_ERROR);
   }
 }
