@@ -27,7 +27,7 @@ describe('decodeSignedTransaction', () => {
   it('hashes each envelope as ethereumjs does by serialising it again', async () => {
     const wallet = Wallet.createRandom();
     const options = fastTxOptions(evmCommon(713715n));
-    const common = { chainId: 713715, nonce: 7, gasLimit: 90_000, to: wallet.address, value: 5, data: '0x1234' };
+    const shared = { chainId: 713715, nonce: 7, gasLimit: 90_000, to: wallet.address, value: 5, data: '0x1234' };
     const authorization = await wallet.authorize({ address: wallet.address, nonce: 8, chainId: 713715 });
     const envelopes = [
       { type: 0, gasPrice: 10 },
@@ -41,7 +41,7 @@ describe('decodeSignedTransaction', () => {
     ];
     for (const envelope of envelopes) {
       const raw = Buffer.from(
-        (await wallet.signTransaction(Transaction.from({ ...common, ...envelope }))).slice(2),
+        (await wallet.signTransaction(Transaction.from({ ...shared, ...envelope }))).slice(2),
         'hex',
       );
       const plain = createTxFromRLP(raw, { ...options, freeze: false }); // hashes its serialisation
