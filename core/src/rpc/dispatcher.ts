@@ -247,7 +247,8 @@ export class Dispatcher {
   /** Gives up on a call past the deadline: its late answer is dropped. */
   #expire(pending: PendingCall, request: RpcRequest): string | undefined {
     pending.timedOut = true;
-    this.hooks.runAfter(pending.method, request, TIMED_OUT_ERROR, this.#timeoutMs);
+    // A hook gets its own copy: TIMED_OUT_ERROR is only ever encoded.
+    this.hooks.runAfter(pending.method, request, TIMED_OUT.toJSON(), this.#timeoutMs);
     // Written only now: most calls end in time, and the text costs a JSON encoding.
     return pending.idText === undefined ? undefined : errorText(pending.idText, TIMED_OUT_ERROR);
   }
