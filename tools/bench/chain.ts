@@ -161,7 +161,7 @@ async function main(): Promise<void> {
     ['ETH', full.blocks, FULL_BLOCK_MIN_TXS],
     ['ERC20', full.erc20Blocks, FULL_ERC20_BLOCK_MIN_TXS],
   ] as const)
-    printFullBlocks(kind, blocks, minTxs);
+    printFullBlocks(kind, blocks, minTxs, defaults);
   printMetric('Block commit, first full block after start (cold)', 'ms', undefined, undefined, [
     full.cold?.durationMs,
     undefined,
@@ -220,17 +220,21 @@ function benchOptions(): {
   };
 }
 
-/** Commit time p50 and p99 of the full blocks of one kind of transfer, and where it goes. */
-function printFullBlocks(kind: string, blocks: readonly BlockLine[], minTxs: number): void {
+/**
+ * Commit time p50 and p99 of the full blocks of one kind of transfer, and where it goes. The
+ * 150 ms target is for blocks of the default gas limit: a larger block holds more transactions.
+ */
+function printFullBlocks(kind: string, blocks: readonly BlockLine[], minTxs: number, defaults: boolean): void {
   const durations = blocks.map((block) => block.durationMs).sort((a, b) => a - b);
   const counts = `${blocks.length} blocks of ${blocks.map((block) => block.transactions).join(', ')} txs`;
   for (const p of [50, 99])
-    printMetric(`Block commit p${p}, ${kind} blocks with ≥ ${minTxs} txs`, 'ms', '< 150', (v) => v < 150, [
-      durations.length === 0 ? undefined : percentile(durations, p),
-      undefined,
-      counts,
-      'n/a (not measured)',
-    ]);
+    printMetric(
+      `Block commit p${p}, ${kind} blocks with ≥ ${minTxs} txs`,
+      'ms',
+      defaults ? '< 150' : undefined,
+      defaults ? (v) => v < 150 : undefined,
+      [durations.length === 0 ? undefined : percentile(durations, p), undefined, counts, 'n/a (not measured)'],
+    );
   printPhases(kind, blocks);
 }
 
