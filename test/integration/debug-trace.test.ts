@@ -92,7 +92,14 @@ describe('debug-trace: methods, errors and limits', () => {
   });
 
   it('fails a trace past its timeout whole, never with a partial result', async () => {
-    const { error } = await rpc(node.url, 'debug_traceBlockByNumber', [block.height, { ...NOOP, timeout: '1ms' }]);
+    // Init code that counts down from 65,536 (about 460,000 steps): its block takes far longer
+    // than 1 ms to trace, whatever the machine, where a block of transfers may not.
+    const loop = '0x62010000' + '5b' + '600190' + '03' + '80' + '6004' + '57' + '00';
+    const raw = await sign(devWallet(7), { nonce: 0, data: loop, gasLimit: 2_000_000n });
+    const hash = (await rpc(node.url, 'eth_sendRawTransaction', [raw])).result;
+    const { blockNumber, status } = await waitForReceipt(node.url, hash);
+    expect(status).to.equal('0x1');
+    const { error } = await rpc(node.url, 'debug_traceBlockByNumber', [blockNumber, { ...NOOP, timeout: '1ms' }]);
     expect(error).to.deep.equal({ code: -32000, message: 'execution timeout: the trace took longer than 1ms' });
   });
 
