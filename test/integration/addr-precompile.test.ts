@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bech32 } from '@scure/base';
 import { expect } from 'chai';
@@ -19,6 +18,7 @@ import { devAccounts } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, sign, submit, waitForReceipt } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
+import { temporaryDir } from '../support/temp-dirs.js';
 
 const ADDR = '0x0000000000000000000000000000000000001004';
 const addr = new Interface([
@@ -109,7 +109,7 @@ describe('addr precompile', () => {
 
   before(async () => {
     // The dev accounts funded but not associated at genesis: their first transactions associate them.
-    const home = mkdtempSync(path.join(tmpdir(), 'evmnode-addr-'));
+    const home = temporaryDir('addr');
     mkdirSync(path.join(home, 'config'));
     const alloc = Object.fromEntries(
       devAccounts(10).map(({ address }) => [address, { balance: (10_000n * 10n ** 18n).toString() }]),

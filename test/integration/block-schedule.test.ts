@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { CHAIN_ID, devWallet, ETHER, sign, submitTogether, waitForReceipt } from '../support/chain-kit.js';
+import { temporaryDir } from '../support/temp-dirs.js';
 
 const BLOCK_TIME_MS = 1_000;
 /** Ten plain transfers fill a block. */
@@ -13,7 +13,7 @@ const sender = devWallet(0);
 
 /** A home whose genesis has blocks of ten transfers' gas and funds the first dev account. */
 function homeWithSmallBlocks(): string {
-  const home = mkdtempSync(path.join(tmpdir(), 'evmnode-schedule-'));
+  const home = temporaryDir('schedule');
   mkdirSync(path.join(home, 'config'));
   const genesis = {
     chainId: Number(CHAIN_ID),

@@ -1,13 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { parse as parseToml } from 'smol-toml';
 import { EVMNODE_VERSION } from '@evmnode/core';
 import { runCli, startNodeProcess } from '../support/cli.js';
 import { rpc } from '../support/rpc-client.js';
+import { temporaryDir } from '../support/temp-dirs.js';
 
-const tempHome = () => mkdtempSync(path.join(tmpdir(), 'evmnode-cli-'));
+const tempHome = () => temporaryDir('cli');
 
 describe('evmnode CLI', () => {
   it('prints its version', async () => {

@@ -1,16 +1,16 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startTestNode } from '@evmnode/core/testing';
 import { CHAIN_ID, devWallet, GWEI, sign, submit, waitForReceipt } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
 import { refusalOf } from '../support/startup.js';
+import { temporaryDir } from '../support/temp-dirs.js';
 
 const DEV_ACCOUNT = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 
 function homeWithGenesis(genesis: unknown): string {
-  const home = mkdtempSync(path.join(tmpdir(), 'evmnode-genesis-'));
+  const home = temporaryDir('genesis');
   mkdirSync(path.join(home, 'config'));
   writeFileSync(path.join(home, 'config', 'genesis.json'), JSON.stringify(genesis));
   return home;

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bech32 } from '@scure/base';
 import { expect } from 'chai';
 import { HDNodeWallet } from 'ethers';
 import { DEV_ACCOUNT_COUNT, isStartupError, wrapEvmTransaction } from '@evmnode/core';
 import { consensusHeaderHash, devAccounts, nextBaseFee, readGenesisFile } from '@evmnode/core/internal';
+import { temporaryDir } from '../support/temp-dirs.js';
 
 const GWEI = 1_000_000_000n;
 const DEV_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -63,7 +63,7 @@ describe('block and transaction hashes', () => {
 
 describe('genesis', () => {
   const write = (content: unknown): string => {
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'evmnode-genesis-')), 'genesis.json');
+    const file = path.join(temporaryDir('genesis'), 'genesis.json');
     writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
     return file;
   };

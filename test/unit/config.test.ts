@@ -1,5 +1,4 @@
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { parse as parseToml } from 'smol-toml';
@@ -16,9 +15,10 @@ import {
   renderAppToml,
   type ConfigSources,
 } from '@evmnode/core/internal';
+import { temporaryDir } from '../support/temp-dirs.js';
 
 function homeWithConfig(toml: string): string {
-  const home = mkdtempSync(path.join(tmpdir(), 'evmnode-config-'));
+  const home = temporaryDir('config');
   mkdirSync(path.join(home, 'config'));
   writeFileSync(path.join(home, 'config', 'app.toml'), toml);
   return home;

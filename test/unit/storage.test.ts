@@ -1,5 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import {
@@ -17,6 +16,7 @@ import {
 } from '@evmnode/core';
 import { HEAD_MARKER_FILE, HeadMarker, RocksDbStore } from '@evmnode/core/internal';
 import { pino } from 'pino';
+import { temporaryDir } from '../support/temp-dirs.js';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 const hex = (value: Uint8Array) => Buffer.from(value).toString('hex');
@@ -27,7 +27,7 @@ async function collect(iterable: AsyncIterable<readonly [Uint8Array, Uint8Array]
   return keys;
 }
 
-const tempDir = () => mkdtempSync(path.join(tmpdir(), 'evmnode-storage-'));
+const tempDir = () => temporaryDir('storage');
 
 function kvStoreContract(name: string, open: () => Promise<KvStore>): void {
   describe(`${name} key-value store`, () => {
