@@ -55,6 +55,11 @@ export { runPlainTransfer } from './chain/plain-transfer.js';
 export { NativeEffects } from './chain/native/native-effects.js';
 export { installCodeAnalysisCache } from './chain/evm/code-analysis-cache.js';
 export { SenderRecoveryThread } from './chain/follower/sender-recovery-thread.js';
+export { AdmissionRecoveryThread } from './chain/pool/admission-recovery-thread.js';
+export {
+  SLOTS as ADMISSION_RECOVERY_SLOTS,
+  SLOT_BYTES as ADMISSION_RECOVERY_SLOT_BYTES,
+} from './chain/pool/admission-recovery-ring.js';
 export { BlockDurations } from './chain/block-durations.js';
 export type { StoredNativeTx } from './chain/records.js';
 export { receiptsRootOf } from './chain/records.js';

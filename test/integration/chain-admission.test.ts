@@ -441,3 +441,54 @@ describe('chain admission: a full mempool ([mempool] size)', () => {
     expect(chain.head().height).to.equal(0);
   });
 });
+
+describe('chain admission under load: senders recovered on the admission thread', () => {
+  let node: TestNode;
+  let chain: Chain;
+  before(async () => {
+    node = await startTestNode({ config: { consensus: { block_time: 1500 } } });
+    chain = node.node.chain;
+    // A transaction waiting behind a nonce gap keeps the pool from emptying: a lone send to an
+    // empty pool is recovered on the node's thread, any other on the worker.
+    await submit(node.url, await sign(devWallet(9), { nonce: 5, to: someone() }));
+  });
+  after(() => node.stop());
+
+  it('refuses the same forged signatures as invalid sender, leaving the pool as it was', async () => {
+    const valid = await sign(devWallet(0), { nonce: 0, to: someone(), value: 1n });
+    const { s, yParity } = Transaction.from(valid).signature!;
+    const forged = [
+      withSignature(valid, { r: 5n }),
+      withSignature(valid, { r: 0n }),
+      withSignature(valid, { r: SECP256K1_N }),
+      withSignature(valid, { s: SECP256K1_N - BigInt(s), yParity: BigInt(1 - yParity) }),
+      withSignature(valid, { yParity: 2n }),
+    ];
+    const handedOver = chain.admissionRecovery.handedOver;
+    for (const raw of forged) {
+      expectRejection(await sendRaw(node.url, raw), 'invalid sender', SdkCode.Unauthorized);
+      expect(chain.pool.size).to.equal(1);
+    }
+    expect(chain.admissionRecovery.handedOver).to.equal(handedOver + forged.length);
+  });
+
+  it('admits transactions sent together with their own senders, which their block and receipts keep', async () => {
+    const wallets = [1, 2, 3, 4, 5, 6].map(devWallet);
+    const raws = await Promise.all(
+      wallets.flatMap((wallet) => [0, 1, 2].map((nonce) => sign(wallet, { nonce, to: someone(), value: 1n }))),
+    );
+    const handedOver = chain.admissionRecovery.handedOver;
+    const answers = await Promise.all(raws.map((raw) => sendRaw(node.url, raw)));
+    const hashes = answers.map((answer) => answer.result as string);
+    expect(chain.admissionRecovery.handedOver).to.equal(handedOver + raws.length);
+    hashes.forEach((hash, index) => {
+      expect(hash, JSON.stringify(answers[index])).to.equal(Transaction.from(raws[index]).hash);
+      expect(chain.pool.byHash(hash as `0x${string}`)?.sender).to.equal(lower(wallets[Math.floor(index / 3)]!.address));
+    });
+    for (const [index, hash] of hashes.entries()) {
+      const receipt = await waitForReceipt(node.url, hash);
+      expect(receipt.status).to.equal('0x1');
+      expect(receipt.from).to.equal(lower(wallets[Math.floor(index / 3)]!.address));
+    }
+  });
+});

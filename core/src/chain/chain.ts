@@ -15,6 +15,7 @@ import { decodeNativeAddress, encodeNativeAddress, NativeAddressError } from './
 import { associatedEvmAddress, associatedNativeAddress } from './native/association.js';
 import type { Denoms } from './native/bank.js';
 import { NativePool } from './native/native-pool.js';
+import { AdmissionRecoveryThread } from './pool/admission-recovery-thread.js';
 import { TxPool } from './pool/tx-pool.js';
 import {
   blockRecordOf,
@@ -62,6 +63,8 @@ export class Chain implements ChainReader, TxSubmitter {
   /** Senders of the transactions executed lately, for replays of their blocks. */
   readonly recentSenders = new RecentSenders();
   readonly proposer: PrefixedHexString;
+  /** Recovers the senders of transactions admitted under load off the node's thread. */
+  readonly admissionRecovery: AdmissionRecoveryThread;
   readonly #keepRecent: number;
   readonly #pruner: StatePruner | undefined;
   #prunedAt = 0;
@@ -94,6 +97,9 @@ export class Chain implements ChainReader, TxSubmitter {
     this.#prunedAt = head.height;
     this.#head = head;
     this.#headState = this.#stateManagerAtHead(head);
+    this.admissionRecovery = new AdmissionRecoveryThread(chainId, (error) =>
+      logger.warn({ err: error }, 'the admission recovery thread failed: senders are recovered on the main thread'),
+    );
     this.pool = new TxPool(
       {
         common: this.common,
@@ -111,6 +117,7 @@ export class Chain implements ChainReader, TxSubmitter {
         lifetimeMs: config.mempool.lifetime,
       },
       (hash) => this.#settleWaiters(hash),
+      (raw) => this.admissionRecovery.publicKeyOf(raw),
     );
     this.nativePool = new NativePool(config.mempool.size);
   }

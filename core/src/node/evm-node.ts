@@ -265,6 +265,7 @@ export class EvmNode {
   async #stop(): Promise<void> {
     await Promise.all([this.http?.close(this.config.core.node.shutdown_timeout), this.ws?.close()]);
     await this.blocks.stop();
+    await this.chain.admissionRecovery.stop();
     await this.headMarker.flush();
     await this.host.stop();
     await this.database.close();

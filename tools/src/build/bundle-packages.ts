@@ -89,6 +89,7 @@ await bundle(`${root}core/dist/`, {
   ...exportedEntries(`${root}core/`),
   'precompile-worker': 'chain/evm/precompile-worker.js',
   'sender-recovery-worker': 'chain/follower/sender-recovery-worker.js',
+  'admission-recovery-worker': 'chain/pool/admission-recovery-worker.js',
   'core-resolve-hook': 'plugins/core-resolve-hook.js',
 });
 for (const plugin of readdirSync(`${root}plugins`)) {

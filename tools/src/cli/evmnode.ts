@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-old-space-size=320 --max-semi-space-size=32 --no-allocation-site-pretenuring
+#!/usr/bin/env -S node --max-old-space-size=320 --no-allocation-site-pretenuring
 /**
  * The `evmnode` command: `keys ...` and `native ...` build, sign and send native transactions
  * through a running node's gateway; every other command is one of the node's own (core). Each side
@@ -11,6 +11,7 @@ import { UsageError } from './usage-error.js';
 const NATIVE_GROUPS: readonly (string | undefined)[] = ['keys', 'native'];
 
 async function main(argv: readonly string[]): Promise<void> {
+  leaveWorkersTheirOwnHeaps();
   const [command] = argv;
   if (NATIVE_GROUPS.includes(command)) {
     const { runNativeCli } = await import('../native-cli/native-cli.js');
@@ -20,6 +21,15 @@ async function main(argv: readonly string[]): Promise<void> {
   if (command === undefined || !NODE_COMMANDS.includes(command)) throw new UsageError();
   await runNodeCli(argv);
   if (command === 'start') compileSooner();
+}
+
+/**
+ * The launch flag's heap cap is for the node's thread, whose heap V8 sized as the process started.
+ * V8 reads its flags again for each worker thread it makes, and a size flag there wins over the
+ * worker's own `resourceLimits`: cleared, each worker keeps the bound its module gives it.
+ */
+function leaveWorkersTheirOwnHeaps(): void {
+  setFlagsFromString('--max-old-space-size=0');
 }
 
 /**
