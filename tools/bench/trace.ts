@@ -6,7 +6,8 @@
  * anvil in the same run and beside each server's `eth_blockNumber` (one HTTP round trip); and
  * evmnode's commit time of such blocks with the trace cache on and off, on two nodes running at
  * once whose rounds alternate, so that the machine's noise falls on both alike. Each server is a
- * child process with 2 s blocks; calls are sent one at a time over one keep-alive HTTP connection, after a warm-up.
+ * child process with 2 s blocks; calls are sent one at a time over one keep-alive HTTP connection, after a
+ * warm-up, to evmnode and anvil in alternating turns.
  *
  * A trace runs the block's transactions before the one traced. anvil runs them again at every
  * call, evmnode from where its last trace of the block stopped; so the transfer the rows compare is
@@ -34,6 +35,8 @@ const SETTLE_MS = 1_500;
 const WARMUP_CALLS = 20;
 /** How long each case is measured: a fast one gets thousands of calls, anvil's block traces (seconds each) a few. */
 const CASE_SECONDS = 10;
+/** Turns of each server in a case compared across servers. */
+const TURNS = 4;
 const ANVIL_CHAIN_ID = 31337n;
 const CACHED = { tracer: 'callTracer' };
 /** Any option but the tracer's name makes evmnode trace live; geth's default timeout changes nothing else. */
@@ -51,25 +54,78 @@ interface Latency {
 /** A server's answer times for a case, or what went wrong. */
 type Measured = Latency | { readonly error: string };
 
+/** A JSON-RPC call one server is measured with. */
+interface Case {
+  readonly server: ChainServer;
+  readonly method: string;
+  readonly params: readonly unknown[];
+}
+
+/** Calls that warm a case up (the server compiles its path, anvil fills its caches). */
+async function warmUp({ server, method, params }: Case): Promise<void> {
+  const warmUpEnd = performance.now() + (CASE_SECONDS * 1000) / 4;
+  for (let call = 0; call < WARMUP_CALLS && performance.now() < warmUpEnd; call++)
+    await rpc(server.url, method, params);
+}
+
+/** Answer times (ms) of calls sent one at a time for `seconds` over one keep-alive connection (autocannon). */
+async function sample({ server, method, params }: Case, seconds: number): Promise<number[]> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+  const problem = (answer: string) => (answer.includes('"result"') ? undefined : answer.slice(0, 200));
+  const samples = await sampleHttpLoad(server.url, { body, problem }, 1, seconds);
+  if (samples.firstProblem !== undefined) throw new Error(samples.firstProblem);
+  return [...samples.latenciesMs];
+}
+
+function summary(times: readonly number[]): Latency {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), calls: sorted.length };
+}
+
+/** What went wrong in a case, as its cell says. */
+const failure = (error: unknown): Measured => ({ error: error instanceof Error ? error.message : String(error) });
+
 /**
- * Median and 99th percentile (ms) of calls sent one at a time for {@link CASE_SECONDS} over one
- * keep-alive connection (autocannon, which adds the least of any client to a round trip), after a
- * warm-up; an error answer ends the case.
+ * Median and 99th percentile (ms) of a case's calls sent one at a time for {@link CASE_SECONDS}
+ * over one keep-alive connection (autocannon, which adds the least of any client to a round trip),
+ * after a warm-up; an error answer ends the case.
  */
-async function latency(server: ChainServer, method: string, params: readonly unknown[]): Promise<Measured> {
+async function latency(measured: Case): Promise<Measured> {
   try {
-    const warmUpEnd = performance.now() + (CASE_SECONDS * 1000) / 4;
-    for (let call = 0; call < WARMUP_CALLS && performance.now() < warmUpEnd; call++)
-      await rpc(server.url, method, params);
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
-    const problem = (answer: string) => (answer.includes('"result"') ? undefined : answer.slice(0, 200));
-    const samples = await sampleHttpLoad(server.url, { body, problem }, 1, CASE_SECONDS);
-    if (samples.firstProblem !== undefined) return { error: samples.firstProblem };
-    const times = [...samples.latenciesMs].sort((a, b) => a - b);
-    return { p50: percentile(times, 50), p99: percentile(times, 99), calls: times.length };
+    await warmUp(measured);
+    return summary(await sample(measured, CASE_SECONDS));
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    return failure(error);
   }
+}
+
+/**
+ * evmnode's case and anvil's, each for {@link CASE_SECONDS} in all, in alternating turns (ours,
+ * theirs, theirs, ours, …): the machine's speed moves by a fifth from one spell to the next, and
+ * cases measured one after the other would put a spell's difference on the servers.
+ */
+async function latencyInTurns(ours: Case, theirs: Case): Promise<readonly [Measured, Measured]> {
+  const times: [number[], number[]] = [[], []];
+  const results: [Measured | undefined, Measured | undefined] = [undefined, undefined];
+  const cases = [ours, theirs] as const;
+  for (const [side, measured] of cases.entries()) {
+    try {
+      await warmUp(measured);
+    } catch (error) {
+      results[side] = failure(error);
+    }
+  }
+  for (let turn = 0; turn < TURNS; turn++) {
+    for (const side of turn % 2 === 0 ? [0, 1] : [1, 0]) {
+      if (results[side] !== undefined) continue;
+      try {
+        times[side]!.push(...(await sample(cases[side]!, CASE_SECONDS / TURNS)));
+      } catch (error) {
+        results[side] = failure(error);
+      }
+    }
+  }
+  return [results[0] ?? summary(times[0]), results[1] ?? summary(times[1])];
 }
 
 const cell = (measured: Measured): string =>
@@ -147,7 +203,7 @@ async function main(): Promise<void> {
     };
     const both = async (method: string, mine: readonly unknown[], peerParams: readonly unknown[]) => {
       console.error(`${method} ${JSON.stringify(mine.slice(1))}…`);
-      return [await latency(cacheOn, method, mine), await latency(anvil, method, peerParams)] as const;
+      return latencyInTurns({ server: cacheOn, method, params: mine }, { server: anvil, method, params: peerParams });
     };
     const [ourTx, theirTx] = [ours.transactions[0]!, theirs.transactions[0]!];
 
@@ -174,16 +230,16 @@ async function main(): Promise<void> {
       '< 0.5 ms',
       met(p50(ourCached) < 0.5),
     );
-    const ourLive = await latency(cacheOn, 'debug_traceTransaction', [ourTx, LIVE]);
+    // anvil traces live whatever the options: its figure is measured again, in turns with this row's.
+    const [ourLive, theirLive] = await both('debug_traceTransaction', [ourTx, LIVE], [theirTx, CACHED]);
     row(
       'traceTransaction ERC20 transfer, callTracer live',
       ourLive,
-      theirCall,
+      theirLive,
       "<= anvil's",
-      met(p50(ourLive) <= p50(theirCall)),
+      met(p50(ourLive) <= p50(theirLive)),
     );
 
-    // anvil traces live whatever the options.
     const [ourLast, theirLast] = await both(
       'debug_traceTransaction',
       [ours.transactions.at(-1), LIVE],
@@ -212,9 +268,13 @@ async function main(): Promise<void> {
     const blockName = `traceBlockByNumber ${ours.transactions.length} txs (anvil ${theirs.transactions.length}), callTracer`;
     const ourBlock = (config: object) => [`0x${ours.height.toString(16)}`, config];
     const theirBlock = [`0x${theirs.height.toString(16)}`, CACHED];
-    const [ourBlockCached, theirBlockCall] = await both('debug_traceBlockByNumber', ourBlock(CACHED), theirBlock);
+    // anvil takes seconds a block trace, longer than a turn: the two servers are measured one after the other.
+    const [ourBlockCached, theirBlockCall] = [
+      await latency({ server: cacheOn, method: 'debug_traceBlockByNumber', params: ourBlock(CACHED) }),
+      await latency({ server: anvil, method: 'debug_traceBlockByNumber', params: theirBlock }),
+    ];
     row(`${blockName} cached`, ourBlockCached, theirBlockCall, '< 20 ms', met(p50(ourBlockCached) < 20));
-    const ourBlockLive = await latency(cacheOn, 'debug_traceBlockByNumber', ourBlock(LIVE));
+    const ourBlockLive = await latency({ server: cacheOn, method: 'debug_traceBlockByNumber', params: ourBlock(LIVE) });
     row(`${blockName} live`, ourBlockLive, theirBlockCall, '-', '-');
 
     const [onRounds, offRounds] = [
@@ -228,7 +288,10 @@ async function main(): Promise<void> {
     ] as const)
       console.log(`per-round commit ms, cache ${cache}: ${measured.map((b) => b.commitMs!.toFixed(1)).join(', ')}`);
     console.log(
-      `latency: p50 / p99 ms (calls measured), calls one at a time for ${CASE_SECONDS} s over one keep-alive connection, after ${WARMUP_CALLS} warm-up`,
+      `latency: p50 / p99 ms (calls measured), calls one at a time for ${CASE_SECONDS} s over one keep-alive connection, after ${WARMUP_CALLS} warm-up;`,
+    );
+    console.log(
+      `evmnode and anvil in ${TURNS} alternating turns each (ours, theirs, theirs, ours, …), but for block traces, one after the other`,
     );
     console.log('traceTransaction rows trace the first transfer of the block unless they say otherwise');
     for (const line of formatTable(['case', 'evmnode', 'anvil', 'target', 'met'], rows, 'lrrll')) console.log(line);
