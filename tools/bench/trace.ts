@@ -105,27 +105,29 @@ async function latency(measured: Case): Promise<Measured> {
  * cases measured one after the other would put a spell's difference on the servers.
  */
 async function latencyInTurns(ours: Case, theirs: Case): Promise<readonly [Measured, Measured]> {
-  const times: [number[], number[]] = [[], []];
-  const results: [Measured | undefined, Measured | undefined] = [undefined, undefined];
-  const cases = [ours, theirs] as const;
-  for (const [side, measured] of cases.entries()) {
+  const sides = [ours, theirs].map((measured) => ({
+    measured,
+    times: [] as number[],
+    error: undefined as Measured | undefined,
+  }));
+  type Side = (typeof sides)[number];
+  // An error answer ends that server's case; the other's goes on.
+  const attempt = async (side: Side, step: () => Promise<void>): Promise<void> => {
+    if (side.error !== undefined) return;
     try {
-      await warmUp(measured);
+      await step();
     } catch (error) {
-      results[side] = failure(error);
+      side.error = failure(error);
     }
-  }
-  for (let turn = 0; turn < TURNS; turn++) {
-    for (const side of turn % 2 === 0 ? [0, 1] : [1, 0]) {
-      if (results[side] !== undefined) continue;
-      try {
-        times[side]!.push(...(await sample(cases[side]!, CASE_SECONDS / TURNS)));
-      } catch (error) {
-        results[side] = failure(error);
-      }
-    }
-  }
-  return [results[0] ?? summary(times[0]), results[1] ?? summary(times[1])];
+  };
+  for (const side of sides) await attempt(side, () => warmUp(side.measured));
+  for (let turn = 0; turn < TURNS; turn++)
+    for (const side of turn % 2 === 0 ? sides : [...sides].reverse())
+      await attempt(side, async () => {
+        side.times.push(...(await sample(side.measured, CASE_SECONDS / TURNS)));
+      });
+  const [mine, peer] = sides.map((side) => side.error ?? summary(side.times));
+  return [mine!, peer!];
 }
 
 const cell = (measured: Measured): string =>
