@@ -5,10 +5,10 @@ import { devWallet, nextBlocks, sign, submitTogether } from '../support/chain-ki
 
 /** Init code that loops until its gas runs out: JUMPDEST, PUSH1 0, JUMP. */
 const ENDLESS_LOOP = '0x5b600056';
-/** About 2 ms of the interpreter each, past creation's 53,000 gas: 120 of them fill a block. */
+/** About 1 ms of the interpreter each, past creation's 53,000 gas: 120 of them fill a block. */
 const GAS_PER_TX = 100_000n;
 const TXS = 120;
-/** What the specification allows one call to hold the event loop for (README, public nodes). */
+/** The longest a public node may hold its event loop for one piece of work. */
 const LONGEST_TURN_MS = 50;
 
 describe('block production and the event loop', function () {
