@@ -10,6 +10,7 @@ import { createChainVM } from './evm/chain-vm.js';
 import type { TracedOpcodes } from './evm/traced-opcodes.js';
 import { associateSendersBeforeExecution } from './native/association.js';
 import { runPlainTransfer } from './plain-transfer.js';
+import { EventLoopTurns } from '../rpc/event-loop-turns.js';
 import type { NativeEffects } from './native/native-effects.js';
 
 /**
@@ -61,6 +62,9 @@ export async function createBlockVM(
     ...(tracedOpcodes === undefined ? {} : { tracedOpcodes }),
   });
   associateSendersBeforeExecution(vm, chain.denoms);
+  // A transaction may compute for as long as a block's gas allows (a 12M-gas loop: over 100 ms):
+  // its long call frames give other work turns.
+  vm.evm.turns = new EventLoopTurns();
   return vm;
 }
 
