@@ -30,7 +30,6 @@ import { readAccounts } from './state/concurrent-reads.js';
 import { PRODUCER_STATE_CACHES, stateManagerAt, type WorldState } from './state/world-state.js';
 import { uint64BE } from '../storage/buckets.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
-import { EventLoopTurns } from '../rpc/event-loop-turns.js';
 
 export interface ProducerSettings {
   /** 0: blocks on demand, as soon as transactions are ready, and never empty. */
@@ -646,10 +645,10 @@ export class BlockProducer {
       }
       // A full block's transactions run from cached state with nothing to wait for, and would
       // hold the event loop for their whole run (over 100 ms on 60M-gas blocks): admissions and
-      // calls get turns between them, and the sender-recovery thread keeps working meanwhile.
-      const turns = new EventLoopTurns();
+      // calls get turns between them, and the sender-recovery thread keeps working meanwhile. The
+      // VM's own turns, which its long call frames ask too, so that one budget covers both.
       for (const pooled of candidates) {
-        await turns.pause();
+        await this.vm.evm.turns?.pause();
         // No EVM transaction takes less gas than a plain transfer.
         if (gasLimit - execution.nativeGas - execution.gasUsed < MIN_TX_GAS) break;
         if (halted.has(pooled.sender)) continue;
