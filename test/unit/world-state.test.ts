@@ -11,7 +11,7 @@ import {
   setLengthLeft,
 } from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
-import { Bucket, bucketRange, MemoryStore } from '@evmnode/core';
+import { Bucket, bucketRange, EventLoopTurns, MemoryStore } from '@evmnode/core';
 import {
   evmCommon,
   readAccounts,
@@ -23,6 +23,7 @@ import {
   type WorldState,
 } from '@evmnode/core/internal';
 import { CountingReads } from '../support/counting-store.js';
+import { countTurns } from '../support/turn-counter.js';
 
 const common = evmCommon(713715n);
 const contract = new Address(hexToBytes('0x00000000000000000000000000000000000000c0'));
@@ -136,13 +137,16 @@ describe('WorldState', () => {
     ).to.equal('0x2828');
   });
 
-  it('reads accounts concurrently, each once, into the cache: what the block producer does before a block', async () => {
+  it('reads accounts concurrently, each once, into the cache, giving other work turns: what the block producer does before a block', async () => {
     const nodes = new CountingNodeStore(new MemoryStore());
     const state = stateManagerAt(nodes, common, await baseState(nodes), { trieNodes: 100, entries: 100 });
     const fresh = Array.from({ length: 40 }, (_, n) => new Address(setLengthLeft(new Uint8Array([0xf0, n]), 20)));
     nodes.reads = 0;
 
-    const accounts = await readAccounts(state, [holder, ...fresh, holder, contract]);
+    const turns = countTurns();
+    // A turn at every chance the reads give: the walks, all under way at once, wait for one together.
+    const accounts = await readAccounts(state, [holder, ...fresh, holder, contract], new EventLoopTurns(0));
+    expect(turns.stop(), 'turns while the accounts were read').to.equal(1);
     expect([...accounts.keys()]).to.deep.equal([holder, ...fresh, contract].map((address) => address.toString()));
     expect(accounts.get(holder.toString())?.balance).to.equal(5n);
     expect(accounts.get(contract.toString())?.nonce).to.equal(1n);
@@ -238,6 +242,34 @@ describe('WorldState', () => {
     } finally {
       Account.prototype.serialize = serialize;
     }
+  });
+
+  it('gives other work turns while it flushes a block, to the same root as a flush in one go', async () => {
+    const nodes = new TrieNodeStore(new MemoryStore());
+    const root = await baseState(nodes);
+    const accounts = Array.from(
+      { length: 300 },
+      (_, n) => new Address(setLengthLeft(bigIntToBytes(BigInt(n + 1)), 20)),
+    );
+    const slots = Array.from({ length: 40 }, (_, n) => slot(n + 3));
+    // A block's writes, then its flush, counting the turns other work gets meanwhile.
+    const flushBlock = async (state: WorldState) => {
+      await state.checkpoint();
+      for (const [n, address] of accounts.entries()) await state.putAccount(address, new Account(1n, BigInt(n)));
+      for (const key of slots) await state.putStorage(contract, key, hexToBytes('0x33'));
+      const turns = countTurns();
+      await state.commit();
+      return { turns: turns.stop(), root: bytesToHex(await state.getStateRoot()) };
+    };
+    const inTurns = stateManagerAt(nodes, common, root, { trieNodes: 100, entries: 'all' });
+    // A turn at every chance the flush gives.
+    inTurns.turns = new EventLoopTurns(0);
+    const flushedInTurns = await flushBlock(inTurns);
+    const flushedInOneGo = await flushBlock(stateManagerAt(nodes, common, root, { trieNodes: 100, entries: 'all' }));
+    expect(flushedInTurns.root).to.equal(flushedInOneGo.root);
+    expect(flushedInTurns.turns, 'a turn after each written account and slot').to.be.at.least(
+      accounts.length + slots.length,
+    );
   });
 
   it('reads again below a reverted checkpoint what was read inside it, so that it stays cached, and no more', async () => {

@@ -214,6 +214,8 @@ export class BlockProducer {
   static async create(chain: Chain, settings: ProducerSettings, logger: Logger): Promise<BlockProducer> {
     const live = stateManagerAt(chain.nodes, chain.common, hexToBytes(chain.head().stateRoot), PRODUCER_STATE_CACHES);
     const vm = await createBlockVM(chain, live, new NativeEffects());
+    // One budget of event-loop turns for all a block does: reads, transactions, long call frames, flush, write.
+    live.turns = vm.evm.turns;
     return new BlockProducer(chain, vm, live, settings, logger);
   }
 
@@ -465,6 +467,8 @@ export class BlockProducer {
       executionEnd = performance.now();
       const stateRoot = await this.live.getStateRoot();
       stateRootEnd = performance.now();
+      // The records of a 60M-gas block take milliseconds of their own (its receipts root).
+      await this.vm.evm.turns?.pause();
 
       const { executed, natives } = execution;
       const nativeHashes = executed.map(({ nativeHash }) => nativeHash);
@@ -540,7 +544,7 @@ export class BlockProducer {
     publishAt: number | undefined,
   ): Promise<void> {
     const writeStart = performance.now();
-    await this.chain.store.commit(committed, this.chain.nodes);
+    await this.chain.store.commit(committed, this.chain.nodes, this.vm.evm.turns);
     const committedAt = performance.now();
     const durationMs = committedAt - timings.started;
     const { nativeGas } = execution;
@@ -618,6 +622,7 @@ export class BlockProducer {
       readAccounts(
         this.live,
         includable.flatMap(({ tx }) => tx.to ?? []),
+        this.vm.evm.turns,
       ),
       readParentHashSlot(this.vm, evmBlock.header.number),
     ]);
@@ -716,7 +721,7 @@ export class BlockProducer {
   /** State nonces of every sender with pooled transactions. */
   async #senderNonces(): Promise<Map<PrefixedHexString, bigint>> {
     const senders = [...this.chain.pool.senders()].map((sender) => new Address(hexToBytes(sender)));
-    const accounts = await readAccounts(this.live, senders);
+    const accounts = await readAccounts(this.live, senders, this.vm.evm.turns);
     return new Map([...accounts].map(([sender, account]) => [sender, account?.nonce ?? 0n]));
   }
 }

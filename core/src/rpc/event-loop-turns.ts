@@ -11,11 +11,17 @@ const TURN_MS = 4;
 export class EventLoopTurns {
   #turnStart = performance.now();
 
+  /** `turnMs`: how long a turn may run (0: a turn at every pause). */
+  constructor(private readonly turnMs = TURN_MS) {}
+
   /** A promise of the next turn when this one has run long enough; undefined to keep going. */
   pause(): Promise<void> | undefined {
-    if (performance.now() - this.#turnStart < TURN_MS) return undefined;
+    if (performance.now() - this.#turnStart < this.turnMs) return undefined;
     return nextTurn().then(() => {
       this.#turnStart = performance.now();
     });
   }
 }
+
+/** What long work needs of {@link EventLoopTurns}. */
+export type Turns = Pick<EventLoopTurns, 'pause'>;

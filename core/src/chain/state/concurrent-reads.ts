@@ -1,5 +1,6 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
 import type { Account, Address, PrefixedHexString } from '@ethereumjs/util';
+import type { Turns } from '../../rpc/event-loop-turns.js';
 
 /**
  * How many trie walks run at once: a block's worth (a 60M-gas block of transfers has under 3,000
@@ -16,11 +17,14 @@ const CONCURRENT_WALKS = 1_024;
  * state's cache is a walk down the trie, node by node from RocksDB; a block of transfers to new
  * addresses that reads them one after another waits for each walk in turn (about three quarters
  * of a full block's execution time), while concurrent walks overlap their waits. The accounts
- * land in the state's cache, so a block's transactions then find them there.
+ * land in the state's cache, so a block's transactions then find them there. The walks a batch of
+ * reads wakes go on together, through nodes already in memory: between two accounts, a walk gives
+ * other work a turn when `turns` says so.
  */
 export async function readAccounts(
   state: Pick<StateManagerInterface, 'getAccount'>,
   addresses: Iterable<Address>,
+  turns?: Turns,
 ): Promise<Map<PrefixedHexString, Account | undefined>> {
   const distinct = new Map<PrefixedHexString, Address>();
   for (const address of addresses) distinct.set(address.toString(), address);
@@ -31,6 +35,8 @@ export async function readAccounts(
     while (next < pending.length) {
       const at = next++;
       found[at] = await state.getAccount(pending[at]!);
+      const turn = turns?.pause();
+      if (turn !== undefined) await turn;
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENT_WALKS, pending.length) }, walker));

@@ -11,6 +11,7 @@ import {
 import type { NestedUint8Array } from '@ethereumjs/rlp';
 import { bytesToHex, equalsBytes, type BatchDBOp } from '@ethereumjs/util';
 import { LRUCache } from 'lru-cache';
+import { EventLoopTurns, type Turns } from '../../rpc/event-loop-turns.js';
 
 /** A key's new value (undefined: the key is deleted). Keys are the trie's own: already hashed, all of one length. */
 export interface TrieUpdate {
@@ -56,12 +57,14 @@ export function nibblesOf(key: Uint8Array): number[] {
  * write hashes and stores its whole path again, so a block that changes 600 accounts hashed and
  * stored each upper node hundreds of times, all but the last version garbage; here each node
  * the writes change is built in memory, then hashed and stored once. Returns the new root; the
- * trie is moved to it.
+ * trie is moved to it. A large update (a 60M-gas block's changes, several thousand nodes) would
+ * hold the event loop for tens of milliseconds: it gives other work a turn when `turns` says so.
  */
 export async function updateTrie(
   trie: MerklePatriciaTrie,
   updates: readonly TrieUpdate[],
   hash: (bytes: Uint8Array) => Uint8Array,
+  turns: Turns = new EventLoopTurns(),
 ): Promise<Uint8Array> {
   if (updates.length === 0) return trie.root();
   const db = trie.database();
@@ -75,34 +78,28 @@ export async function updateTrie(
     throw new Error('a batch trie update takes keys of one length');
   const root = trie.root();
   const start: Slot = equalsBytes(root, trie.EMPTY_TRIE_ROOT) ? null : root;
-  const updated = await update(new NodeReader(db), start, 0, entries);
+  const updated = await update(new NodeReader(db), start, 0, entries, turns);
   const writes: BatchDBOp[] = [];
-  const stored = updated === null ? null : await storeInTurns(writes, hash, updated, entries.length);
+  const stored = updated === null ? null : await storeInTurns(writes, hash, updated, turns);
   trie.root(stored === null ? trie.EMPTY_TRIE_ROOT : (stored as Uint8Array));
   await db.batch(writes);
   return trie.root();
 }
 
-/** Keys above which the new nodes are encoded and hashed in turns, not in one go. */
-const KEYS_IN_ONE_GO = 1_000;
-
-/**
- * Stores the changed nodes under `root`. A large update (a 60M-gas block's changes, several
- * thousand nodes) would hold the event loop for tens of milliseconds in one go: it stores the
- * subtrie under each of the root's children in turn, letting other work run between them.
- */
+/** Stores the changed nodes under `root`: the subtrie under each of the root's children in turn. */
 async function storeInTurns(
   writes: BatchDBOp[],
   hash: (bytes: Uint8Array) => Uint8Array,
   root: Slot,
-  keys: number,
+  turns: Turns,
 ): Promise<Reference> {
-  if (keys <= KEYS_IN_ONE_GO || !isChanged(root) || root.kind !== 'branch') return store(writes, hash, root, true);
+  if (!isChanged(root) || root.kind !== 'branch') return store(writes, hash, root, true);
   const children: Slot[] = [];
   for (const child of root.children) {
     // A child stored is its reference: an unchanged node to the root's own store below.
     children.push(child === null ? null : store(writes, hash, child));
-    await new Promise((resolve) => setImmediate(resolve));
+    const turn = turns.pause();
+    if (turn !== undefined) await turn;
   }
   return store(writes, hash, { kind: 'branch', children }, true);
 }
@@ -163,8 +160,18 @@ async function readStoredNode(db: CheckpointDB, reference: Uint8Array, hex: stri
   return node;
 }
 
-/** `slot` (at `depth` nibbles into every key) with `entries` (sorted, all below it) applied. */
-async function update(reader: NodeReader, slot: Slot, depth: number, entries: readonly Entry[]): Promise<Slot> {
+/**
+ * `slot` (at `depth` nibbles into every key) with `entries` (sorted, all below it) applied. With
+ * `turns` (at the root), a branch's children are updated one after another, other work getting
+ * turns between them; below, each branch's children at once, so that their reads overlap.
+ */
+async function update(
+  reader: NodeReader,
+  slot: Slot,
+  depth: number,
+  entries: readonly Entry[],
+  turns?: Turns,
+): Promise<Slot> {
   if (entries.length === 0) return slot;
   if (slot === null)
     return build(
@@ -194,12 +201,17 @@ async function update(reader: NodeReader, slot: Slot, depth: number, entries: re
     return joined(reader, node.path.slice(0, shared), branch);
   }
   const children = [...node.children];
+  const updateChild = async ([nibble, group]: [number, Entry[]]) => {
+    children[nibble] = await update(reader, children[nibble]!, depth + 1, group);
+  };
   const groups = groupByNibble(entries, depth);
-  await Promise.all(
-    groups.map(async ([nibble, group]) => {
-      children[nibble] = await update(reader, children[nibble]!, depth + 1, group);
-    }),
-  );
+  if (turns === undefined) await Promise.all(groups.map(updateChild));
+  else
+    for (const group of groups) {
+      await updateChild(group);
+      const turn = turns.pause();
+      if (turn !== undefined) await turn;
+    }
   const left = children.flatMap((child, nibble) => (child === null ? [] : [nibble]));
   if (left.length === 0) return null;
   // A branch left with one child is folded into it, as the trie never keeps such a branch.

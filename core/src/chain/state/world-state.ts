@@ -18,6 +18,7 @@ import type { StateAccess } from '../../api/replayer.js';
 import { stateAccessOf, type StateRecordKind } from './state-access.js';
 import type { TrieReads } from './trie-reads.js';
 import { updateTrie, type TrieUpdate } from './trie-batch-update.js';
+import type { Turns } from '../../rpc/event-loop-turns.js';
 import { trieValue } from './trie-lookup.js';
 import { isDeletedEntry, putWrittenAccount, WrittenAccount } from './account-entries.js';
 import type { Genesis } from '../genesis.js';
@@ -75,6 +76,8 @@ function cachesOf(sizes: StateCacheSizes): Caches {
 export class WorldState extends MerkleStateManager {
   accessObserver: ((access: StateAccess) => void) | undefined;
   trieReads: TrieReads | undefined;
+  /** While set, a flush gives other work turns: a 60M-gas block's flush runs for tens of milliseconds. */
+  turns: Turns | undefined;
   #nested = 0;
   /**
    * The account each entry read from the trie holds, decoded once: ethereumjs keeps accounts as
@@ -192,19 +195,23 @@ export class WorldState extends MerkleStateManager {
       const slots = slotsByAccount.get(addressHex);
       if (slots === undefined) slotsByAccount.set(addressHex, [update]);
       else slots.push(update);
+      const turn = this.turns?.pause();
+      if (turn !== undefined) await turn;
     }
     for (const [addressHex, slots] of slotsByAccount) {
       const address = new Address(unprefixedHexToBytes(addressHex));
       const account = await this.getAccount(address);
       if (account === undefined) continue;
-      account.storageRoot = await updateTrie(this._getStorageTrie(address, account), slots, keccak256);
+      account.storageRoot = await updateTrie(this._getStorageTrie(address, account), slots, keccak256, this.turns);
       await this.putAccount(address, account);
     }
-    const accounts = (caches.account?.flush() ?? []).map(([addressHex, { accountRLP }]) => ({
-      key: keccak256(unprefixedHexToBytes(addressHex)),
-      value: accountRLP,
-    }));
-    await updateTrie(this._trie, accounts, keccak256);
+    const accounts: TrieUpdate[] = [];
+    for (const [addressHex, { accountRLP }] of caches.account?.flush() ?? []) {
+      accounts.push({ key: keccak256(unprefixedHexToBytes(addressHex)), value: accountRLP });
+      const turn = this.turns?.pause();
+      if (turn !== undefined) await turn;
+    }
+    await updateTrie(this._trie, accounts, keccak256, this.turns);
   }
 
   /** Every slot of `address` cleared: reported as a write of its storage key without a slot. */
