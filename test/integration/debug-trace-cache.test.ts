@@ -254,12 +254,14 @@ describe('debug-trace: the trace cache', function () {
       );
       expect((await waitForReceipt(on.url, deployment)).status).to.equal('0x1');
       const contract = lower(getCreateAddress({ from: deployer.address, nonce: 0 }));
+      // One sender's consecutive nonces, so that one block holds the three calls.
+      const caller = devWallet(2);
       const calls = await submitTogether(
         on.url,
         await Promise.all(
-          [2, 3, 4].map(async (account) =>
-            sign(devWallet(account), {
-              nonce: 0,
+          [0, 1, 2].map(async (nonce) =>
+            sign(caller, {
+              nonce,
               to: contract,
               data: emitterAbi.encodeFunctionData('plain', [1n]),
               gasLimit: 100_000n,
