@@ -224,19 +224,22 @@ function benchOptions(): {
 
 /**
  * Commit time p50 and p99 of the full blocks of one kind of transfer, and where it goes. The
- * 150 ms target is for blocks of the default gas limit: a larger block holds more transactions.
+ * 150 ms target is the p50's, and for blocks of the default gas limit: a larger block holds more
+ * transactions.
  */
 function printFullBlocks(kind: string, blocks: readonly BlockLine[], minTxs: number, defaults: boolean): void {
   const durations = blocks.map((block) => block.durationMs).sort((a, b) => a - b);
   const counts = `${blocks.length} blocks of ${blocks.map((block) => block.transactions).join(', ')} txs`;
-  for (const p of [50, 99])
+  for (const p of [50, 99]) {
+    const judged = defaults && p === 50;
     printMetric(
       `Block commit p${p}, ${kind} blocks with ≥ ${minTxs} txs`,
       'ms',
-      defaults ? '< 150' : undefined,
-      defaults ? (v) => v < 150 : undefined,
+      judged ? '< 150' : undefined,
+      judged ? (v) => v < 150 : undefined,
       [durations.length === 0 ? undefined : percentile(durations, p), undefined, counts, 'n/a (not measured)'],
     );
+  }
   printPhases(kind, blocks);
 }
 
