@@ -2,7 +2,18 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
-import { CHAIN_ID, devWallet, ETHER, sign, submitTogether, waitForReceipt } from '../support/chain-kit.js';
+import {
+  balanceOf,
+  CHAIN_ID,
+  devWallet,
+  ETHER,
+  expectedNextBaseFee,
+  quantity,
+  sign,
+  submitTogether,
+  waitForReceipt,
+} from '../support/chain-kit.js';
+import { rpc } from '../support/rpc-client.js';
 import { temporaryDir } from '../support/temp-dirs.js';
 
 const BLOCK_TIME_MS = 1_000;
@@ -72,5 +83,72 @@ describe('block schedule', function () {
     for (let index = 1; index < times.length; index++) {
       expect(times[index]! - times[index - 1]!).to.be.at.least(0.9 * BLOCK_TIME_MS);
     }
+  });
+});
+
+describe('block schedule: blocks behind their time', function () {
+  this.timeout(60_000);
+  // Within the pool's 64 queued transactions a sender may have.
+  const LATE_BLOCKS = 6;
+  let node: TestNode;
+
+  before(async () => {
+    // Due every millisecond: every block is still being written when the next one is due.
+    node = await startTestNode({
+      home: homeWithSmallBlocks(),
+      config: { consensus: { block_time: 1 }, logging: { level: 'debug' } },
+    });
+  });
+  after(() => node.stop());
+
+  it('executes a block its waiting transactions fill while the block before it is written, and publishes each after its parent with the state both leave', async () => {
+    const to = `0x${'dd'.repeat(20)}`;
+    const raws = await Promise.all(
+      Array.from({ length: LATE_BLOCKS * TRANSFERS_PER_BLOCK }, (_, nonce) =>
+        sign(sender, { nonce, to, value: 1n, gasLimit: 21_000n }),
+      ),
+    );
+    const published: number[] = [];
+    const stop = node.node.chain.events.onBlock(({ block }) => void published.push(block.height));
+    const hashes = await submitTogether(node.url, raws);
+    const receipts = await Promise.all(hashes.map((hash) => waitForReceipt(node.url, hash)));
+    stop();
+    expect(receipts.every((receipt) => receipt.status === '0x1')).to.equal(true);
+
+    // Published one at a time, in height order.
+    for (let index = 1; index < published.length; index++) {
+      expect(published[index]).to.equal(published[index - 1]! + 1);
+    }
+    const heights = [...new Set(receipts.map((receipt) => Number(receipt.blockNumber)))];
+    const committed = node.logs.filter(
+      (line) => line.msg === 'block committed' && heights.includes(line.height as number),
+    );
+    expect(committed.reduce((sum, line) => sum + (line.transactions as number), 0)).to.equal(raws.length);
+    expect(committed.filter((line) => line.pipelined === true)).to.not.have.length(0);
+
+    // Each block on its parent, with the base fee its parent sets, and the nonces in order.
+    let parent = (await rpc(node.url, 'eth_getBlockByNumber', [quantity(heights[0]! - 1), false])).result;
+    for (const height of heights) {
+      const block = (await rpc(node.url, 'eth_getBlockByNumber', [quantity(height), false])).result;
+      expect(block.parentHash, `block ${height}`).to.equal(parent.hash);
+      // Genesis's base fee is its child's own.
+      const baseFee = BigInt(parent.baseFeePerGas);
+      expect(BigInt(block.baseFeePerGas), `block ${height}`).to.equal(
+        Number(parent.number) === 0
+          ? baseFee
+          : expectedNextBaseFee(baseFee, BigInt(parent.gasUsed), BigInt(parent.gasLimit)),
+      );
+      parent = block;
+    }
+    const positions = receipts.map((receipt) => Number(receipt.blockNumber) * 1_000 + Number(receipt.transactionIndex));
+    for (let nonce = 1; nonce < positions.length; nonce++) {
+      expect(positions[nonce]).to.be.above(positions[nonce - 1]!);
+    }
+    const fees = receipts.reduce(
+      (sum, receipt) => sum + BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice),
+      0n,
+    );
+    expect(await balanceOf(node.url, to)).to.equal(BigInt(raws.length));
+    expect(await balanceOf(node.url, sender.address)).to.equal(ETHER - BigInt(raws.length) - fees);
   });
 });

@@ -54,6 +54,12 @@ const MIN_TX_GAS = 21_000n;
 /** The bloom of a receipt without logs, written once rather than for each such transaction (most transfers). */
 const EMPTY_BLOOM = bytesToHex(new Uint8Array(256));
 
+/**
+ * When a block is due, as a `performance.now()` time; while the block before it is written past
+ * its own due time, the promise of the time that block's publication sets.
+ */
+type Due = number | Promise<number>;
+
 /** A block another node produced, as a follower replicates it. */
 export interface UpstreamBlock {
   readonly height: number;
@@ -90,12 +96,12 @@ interface BlockPlan {
   /** Refuses the block before it is written (a follower's comparison with the producer's). */
   readonly check?: (committed: CommittedBlock, execution: Execution) => void;
   /**
-   * Resolve once the block's write has started, not once it is written: the next block executes
-   * meanwhile ({@link BlockProducer.replicate}).
+   * Resolve once the block's write has started, not once it is written: the next block may
+   * execute meanwhile ({@link BlockProducer.replicate}, {@link BlockProducer.#produceDue}).
    */
   readonly pipelined?: boolean;
-  /** When the block is published (its receipts served, its events sent) if committed earlier: a `performance.now()` time. */
-  readonly publishAt?: number | undefined;
+  /** When the block is published (its receipts served, its events sent) if committed earlier. */
+  readonly publishAt?: Due | undefined;
 }
 
 /** The transactions a block would take, chosen at `started`. */
@@ -196,8 +202,11 @@ export class BlockProducer {
   /** Ends the producer's current wait, before a block's start or its publication (stopping does). */
   #wakeEarly: (() => void) | undefined;
   readonly #durations: BlockDurations;
-  /** A replicated block being written, on whose state the next one may execute meanwhile. */
-  #inFlight: { readonly block: BlockRecord; readonly written: Promise<void> } | undefined;
+  /**
+   * The last pipelined block, and when it is written and published (a `performance.now()` time):
+   * while it is being written, the next one may execute on its state.
+   */
+  #inFlight: { readonly block: BlockRecord; readonly written: Promise<number> } | undefined;
 
   private constructor(
     private readonly chain: Chain,
@@ -279,47 +288,74 @@ export class BlockProducer {
    * are due on a grid `block_time` apart; one published more than a quarter of it late moves the
    * grid with it, so that blocks do not follow one another closely to catch up.
    */
-  #schedule(due: number): void {
+  #schedule(due: Due): void {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
       this.#producing = this.#produceDue(due)
-        .then(async (publishedAt) => {
-          await this.chain.pruneIfDue();
-          const late = (publishedAt ?? due) - due > this.settings.blockTimeMs / 4;
-          this.#schedule((late ? publishedAt! : due) + this.settings.blockTimeMs);
+        .then(async ({ next }) => {
+          await this.#pruneBetweenBlocks();
+          this.#schedule(next);
         })
-        .catch((error: unknown) => {
+        .catch(async (error: unknown) => {
           this.logger.error({ err: error }, 'block production failed; retrying at the next tick');
+          await this.#resetToHead();
           this.#schedule(performance.now() + this.settings.blockTimeMs);
         });
     });
   }
 
   /**
-   * Produces the block due at `due` (a `performance.now()` time); resolves to when it was
-   * published, or undefined when no block was wanted. Started as soon as the block before it is
-   * published: candidates that fill the block start it at once, as waiting longer would add
-   * nothing to it, and the whole block time is then its margin. Otherwise it waits until as long
-   * before `due` as its candidates need, selecting again every {@link RESELECT_MS} from the lead
-   * of a full block on, so that what arrives meanwhile goes in too. Selecting only at the end of
-   * one wait, sized for what was there at its start, let a pool filling fast hand the block more
-   * than it could run by its due time.
+   * Produces the block due at `due` (a `performance.now()` time); resolves to when the next one
+   * is due. Started as soon as the block before it is published: candidates that fill the block
+   * start it at once, as waiting longer would add nothing to it, and the whole block time is then
+   * its margin. Otherwise it waits until as long before `due` as its candidates need, selecting
+   * again every {@link RESELECT_MS} from the lead of a full block on, so that what arrives
+   * meanwhile goes in too. Selecting only at the end of one wait, sized for what was there at its
+   * start, let a pool filling fast hand the block more than it could run by its due time.
+   *
+   * A block still unwritten at its due time (a full block of a large gas limit takes longer than
+   * the block time) is published as soon as it is written: the next block does not wait for that
+   * when its candidates fill it, and executes on its state while it is written.
    */
-  async #produceDue(due: number): Promise<number | undefined> {
+  async #produceDue(due: Due): Promise<{ readonly next: Due }> {
     let selection = await this.#select();
-    for (;;) {
-      const gasLimits = gasLimitsOf(selection);
-      if (this.#durations.fills(gasLimits)) break;
-      const early = due - performance.now() - this.#durations.lead(gasLimits);
-      if (early < 1) break;
-      const untilFullLead = due - performance.now() - this.#durations.fullLead();
-      await this.#sleep(Math.min(early, Math.max(untilFullLead, RESELECT_MS)));
-      if (this.#stopped) return undefined;
+    if (typeof due !== 'number' && !this.#durations.fills(gasLimitsOf(selection))) {
+      due = await due;
       selection = await this.#select();
     }
-    if (!this.#wanted(selection)) return undefined;
-    await this.#buildSelection(selection, due);
-    return performance.now();
+    if (typeof due === 'number') {
+      for (;;) {
+        const gasLimits = gasLimitsOf(selection);
+        if (this.#durations.fills(gasLimits)) break;
+        const early = due - performance.now() - this.#durations.lead(gasLimits);
+        if (early < 1) break;
+        const untilFullLead = due - performance.now() - this.#durations.fullLead();
+        await this.#sleep(Math.min(early, Math.max(untilFullLead, RESELECT_MS)));
+        if (this.#stopped) return { next: due };
+        selection = await this.#select();
+      }
+      if (!this.#wanted(selection)) return { next: due + this.settings.blockTimeMs };
+    }
+    await this.#buildSelection(selection, due, true);
+    const next = this.#dueAfter(due, this.#inFlight!.written);
+    // Its write having failed, the next block's build or the schedule's catch throws it.
+    next.catch(() => undefined);
+    const late = typeof due !== 'number' || performance.now() >= due;
+    return { next: late ? next : await next };
+  }
+
+  /** When the block after the one due at `due` is due, given when that one is `published`. */
+  async #dueAfter(due: Due, published: Promise<number>): Promise<number> {
+    const [dueAt, publishedAt] = await Promise.all([due, published]);
+    const late = publishedAt - dueAt > this.settings.blockTimeMs / 4;
+    return (late ? publishedAt : dueAt) + this.settings.blockTimeMs;
+  }
+
+  /** Prunes old state when due, between blocks: once no block is being written, as pruning deletes nodes from the store. */
+  async #pruneBetweenBlocks(): Promise<void> {
+    if (!this.chain.pruneDue()) return;
+    await this.written();
+    await this.chain.pruneIfDue();
   }
 
   /** Waits `ms`, or less when the producer stops. */
@@ -337,17 +373,24 @@ export class BlockProducer {
       const selection = await this.#select();
       if (!this.#wanted(selection)) return undefined;
       production?.selected(selection.candidates.map(({ hash }) => hash));
-      return await this.#buildSelection(selection, undefined);
+      return await this.#buildSelection(selection, undefined, false);
     } finally {
       production?.end();
     }
   }
 
-  /** The pools' transactions a block on the head would take now. */
+  /**
+   * The pools' transactions a block on the last one built would take now. Those of a block still
+   * being written are in the pools until it is published: its EVM transactions' nonces are used in
+   * the state read, and its native transactions are left out by hash.
+   */
   async #select(): Promise<Selection> {
     const started = performance.now();
-    const candidates = this.chain.pool.ready(await this.#senderNonces(), this.chain.nextBaseFee());
-    return { started, candidates, nativeCandidates: this.chain.nativePool.transactions() };
+    const parent = this.lastBuilt();
+    const candidates = this.chain.pool.ready(await this.#senderNonces(), baseFeeAfter(parent));
+    const inParent = new Set(parent.nativeTransactions);
+    const nativeCandidates = this.chain.nativePool.transactions().filter(({ hash }) => !inParent.has(bytesToHex(hash)));
+    return { started, candidates, nativeCandidates };
   }
 
   /** Whether a block is made of `selection`: an empty one only at a block time, when empty blocks are wanted. */
@@ -358,9 +401,10 @@ export class BlockProducer {
 
   #buildSelection(
     { started, candidates, nativeCandidates }: Selection,
-    publishAt: number | undefined,
+    publishAt: Due | undefined,
+    pipelined: boolean,
   ): Promise<CommittedBlock> {
-    const parent = this.chain.head();
+    const parent = this.lastBuilt();
     return this.#build({
       parent,
       timeMs: BigInt(Math.max(Date.now(), Number(BigInt(parent.header.timeMs)) + 1)),
@@ -370,6 +414,7 @@ export class BlockProducer {
       started,
       selectedAt: performance.now(),
       publishAt,
+      pipelined,
     });
   }
 
@@ -387,7 +432,7 @@ export class BlockProducer {
    */
   async replicate(upstream: UpstreamBlock): Promise<CommittedBlock> {
     const started = performance.now();
-    const parent = this.replicatedHead();
+    const parent = this.lastBuilt();
     if (upstream.height !== parent.height + 1)
       throw new ReplicaMismatch(upstream.height, `it does not follow the head, block ${parent.height}`);
     return this.#build({
@@ -408,12 +453,12 @@ export class BlockProducer {
     });
   }
 
-  /** The last block replicated: the head, or the block being written after it. */
-  replicatedHead(): BlockRecord {
+  /** The last block built: the head, or the block being written after it. */
+  lastBuilt(): BlockRecord {
     return this.#inFlight?.block ?? this.chain.head();
   }
 
-  /** Resolves once the last replicated block is written and published; rejects if its write failed. */
+  /** Resolves once the last pipelined block is written and published; rejects if its write failed. */
   async written(): Promise<void> {
     try {
       await this.#inFlight?.written;
@@ -447,6 +492,8 @@ export class BlockProducer {
   /** {@link #build}, which calls `built` once the block's records are made (its write may still wait). */
   async #buildMarked(plan: BlockPlan, built: () => void): Promise<CommittedBlock> {
     const { parent, timeMs, nativeCandidates, candidates, started, selectedAt } = plan;
+    // Executed on the state of a block still being written.
+    const pipelined = parent.height > this.chain.head().height;
     // The gas limit is the chain's, set by its genesis and carried from block to block.
     const gasLimit = BigInt(parent.gasLimit);
     const baseFee = baseFeeAfter(parent);
@@ -516,7 +563,7 @@ export class BlockProducer {
       await this.#resetToHead();
       throw error;
     }
-    const timings = { started, selectedAt, executionEnd, stateRootEnd, recordsEnd };
+    const timings = { started, selectedAt, executionEnd, stateRootEnd, recordsEnd, pipelined };
     const written = this.#commit(committed, execution, timings, plan.publishAt);
     if (plan.pipelined !== true) {
       try {
@@ -535,18 +582,27 @@ export class BlockProducer {
 
   /**
    * Writes the block and publishes it (when due, with `publishAt`): its receipts served, its
-   * events sent, the head moved. Before the write, nothing of the block was published.
+   * events sent, the head moved. Before the write, nothing of the block was published. Resolves
+   * to when it was published.
    */
   async #commit(
     committed: CommittedBlock,
     execution: Execution,
-    timings: { started: number; selectedAt: number; executionEnd: number; stateRootEnd: number; recordsEnd: number },
-    publishAt: number | undefined,
-  ): Promise<void> {
+    timings: {
+      started: number;
+      selectedAt: number;
+      executionEnd: number;
+      stateRootEnd: number;
+      recordsEnd: number;
+      pipelined: boolean;
+    },
+    publishAt: Due | undefined,
+  ): Promise<number> {
     const writeStart = performance.now();
     await this.chain.store.commit(committed, this.chain.nodes, this.vm.evm.turns);
     const committedAt = performance.now();
-    const durationMs = committedAt - timings.started;
+    // The block's own time: a pipelined block's wait for the block before it to be written is not.
+    const durationMs = timings.recordsEnd - timings.started + (committedAt - writeStart);
     const { nativeGas } = execution;
     this.#durations.observe(
       Number(nativeGas + execution.evmGasLimits),
@@ -554,8 +610,9 @@ export class BlockProducer {
       durationMs,
     );
     // A block committed before its time is published when due: blocks come out at a steady cadence.
-    const heldMs = publishAt === undefined ? 0 : await this.#holdUntil(publishAt);
+    const heldMs = publishAt === undefined ? 0 : await this.#holdUntil(await publishAt);
     this.chain.applyCommitted(committed, execution.nextNonces, execution.dropped, execution.droppedNative);
+    const publishedAt = performance.now();
     this.logger.debug(
       {
         height: committed.block.height,
@@ -563,6 +620,7 @@ export class BlockProducer {
         gasUsed: Number(execution.gasUsed),
         durationMs,
         heldMs,
+        pipelined: timings.pipelined,
         // Where the time went: docs/performance.md reads these. A pipelined block waits, after
         // its records, for the block before it to be written (waitMs).
         selectMs: timings.selectedAt - timings.started,
@@ -574,6 +632,7 @@ export class BlockProducer {
       },
       'block committed',
     );
+    return publishedAt;
   }
 
   /** Waits until `time` (a `performance.now()` time), or less when the producer stops; resolves to the ms waited. */

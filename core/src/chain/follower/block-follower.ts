@@ -131,7 +131,7 @@ export class BlockFollower {
       try {
         const pushed = this.#pushed;
         this.#pushed = undefined;
-        const height = this.producer.replicatedHead().height + 1;
+        const height = this.producer.lastBuilt().height + 1;
         if (pushed !== undefined && Number(pushed.block.header.height) === height) {
           // The block right after the head came with the push: no round trip to the producer.
           this.#upstreamHeight = Math.max(this.#upstreamHeight, height);
@@ -144,8 +144,8 @@ export class BlockFollower {
           this.#prepare(height, comet),
         );
         // Each block executes while the one before it is written.
-        while (!this.#stopping.signal.aborted && this.producer.replicatedHead().height < this.#upstreamHeight)
-          await this.#replicate(await ahead.take(this.producer.replicatedHead().height + 1));
+        while (!this.#stopping.signal.aborted && this.producer.lastBuilt().height < this.#upstreamHeight)
+          await this.#replicate(await ahead.take(this.producer.lastBuilt().height + 1));
         await this.producer.written();
         if (this.#unreachable) this.logger.info({ upstream: this.upstream.url }, 'producer reachable again');
         this.#unreachable = false;
