@@ -38,7 +38,7 @@ const VARIANTS: readonly Variant[] = [
   { title: '100 ms blocks', flags: ['--consensus.block_time', '100ms'] },
   {
     // Every block is still being written when the next is due, and the pool fills the next.
-    title: 'blocks of eight transfers due every millisecond, each executed while the one before it is written',
+    title: 'blocks of eight transfers due every millisecond, full ones executed while the one before is written',
     // Debug logs tell which blocks were.
     flags: ['--consensus.block_time', '1ms', '--logging.level', 'debug'],
     gasLimit: 21_000 * 8,
