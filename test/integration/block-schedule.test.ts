@@ -36,27 +36,34 @@ function homeWithSmallBlocks(): string {
   return home;
 }
 
+/** A node on a home with small blocks, due every `blockTimeMs`, that logs each block. */
+function startWithSmallBlocks(blockTimeMs: number): Promise<TestNode> {
+  return startTestNode({
+    home: homeWithSmallBlocks(),
+    config: { consensus: { block_time: blockTimeMs }, logging: { level: 'debug' } },
+  });
+}
+
+/** `count` transfers of 1 wei to `to`, with the sender's nonces from 0. */
+function signTransfers(count: number, to: string): Promise<string[]> {
+  return Promise.all(
+    Array.from({ length: count }, (_, nonce) => sign(sender, { nonce, to, value: 1n, gasLimit: 21_000n })),
+  );
+}
+
 describe('block schedule', function () {
   this.timeout(60_000);
   let node: TestNode;
 
   before(async () => {
-    node = await startTestNode({
-      home: homeWithSmallBlocks(),
-      config: { consensus: { block_time: BLOCK_TIME_MS }, logging: { level: 'debug' } },
-    });
+    node = await startWithSmallBlocks(BLOCK_TIME_MS);
   });
   after(() => node.stop());
 
   it('starts a block that its waiting transactions fill as soon as the block before it is published, and publishes it when due', async () => {
     // Four blocks' worth, made ready at once (the first nonce last): the pool fills the next
     // three blocks when each is started.
-    const to = `0x${'cc'.repeat(20)}`;
-    const raws = await Promise.all(
-      Array.from({ length: BLOCKS * TRANSFERS_PER_BLOCK }, (_, nonce) =>
-        sign(sender, { nonce, to, value: 1n, gasLimit: 21_000n }),
-      ),
-    );
+    const raws = await signTransfers(BLOCKS * TRANSFERS_PER_BLOCK, `0x${'cc'.repeat(20)}`);
     const publishedAt = new Map<number, number>();
     const stop = node.node.chain.events.onBlock(({ block }) => void publishedAt.set(block.height, performance.now()));
     const hashes = await submitTogether(node.url, raws);
@@ -94,20 +101,13 @@ describe('block schedule: blocks behind their time', function () {
 
   before(async () => {
     // Due every millisecond: every block is still being written when the next one is due.
-    node = await startTestNode({
-      home: homeWithSmallBlocks(),
-      config: { consensus: { block_time: 1 }, logging: { level: 'debug' } },
-    });
+    node = await startWithSmallBlocks(1);
   });
   after(() => node.stop());
 
   it('executes a block its waiting transactions fill while the block before it is written, and publishes each after its parent with the state both leave', async () => {
     const to = `0x${'dd'.repeat(20)}`;
-    const raws = await Promise.all(
-      Array.from({ length: LATE_BLOCKS * TRANSFERS_PER_BLOCK }, (_, nonce) =>
-        sign(sender, { nonce, to, value: 1n, gasLimit: 21_000n }),
-      ),
-    );
+    const raws = await signTransfers(LATE_BLOCKS * TRANSFERS_PER_BLOCK, to);
     const published: number[] = [];
     const stop = node.node.chain.events.onBlock(({ block }) => void published.push(block.height));
     const hashes = await submitTogether(node.url, raws);
