@@ -388,8 +388,11 @@ export class BlockProducer {
     const started = performance.now();
     const parent = this.lastBuilt();
     const candidates = this.chain.pool.ready(await this.#senderNonces(), baseFeeAfter(parent));
+    const pooledNatives = this.chain.nativePool.transactions();
+    // Once a block is published its native transactions have left the pool: nothing to filter.
+    if (parent.height === this.chain.head().height) return { started, candidates, nativeCandidates: pooledNatives };
     const inParent = new Set(parent.nativeTransactions);
-    const nativeCandidates = this.chain.nativePool.transactions().filter(({ hash }) => !inParent.has(bytesToHex(hash)));
+    const nativeCandidates = pooledNatives.filter(({ hash }) => !inParent.has(bytesToHex(hash)));
     return { started, candidates, nativeCandidates };
   }
 
