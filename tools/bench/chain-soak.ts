@@ -2,7 +2,8 @@
  * `npm run bench:chain -- --soak N`: evmnode's resident memory over a long stream of ETH transfers.
  * A fresh node (default 400 ms blocks, a 20,000-transaction pool) takes N pre-signed type-2
  * transfers from the 10 dev accounts, at most 15,000 of them unmined at any time; its VmRSS is read
- * every 5 s and as 25/50/75/100% of the stream is committed, its VmHWM at the end.
+ * every 5 s and as 25/50/75/100% of the stream is committed, and its VmHWM (the peak, which the
+ * 512 MB target judges) at the end.
  *
  * Transactions are signed as they are sent, through libsecp256k1 (the native `secp256k1` binding
  * core depends on) over ethers' EIP-1559 signing hash: ~0.15 ms each, so signing keeps up with the
@@ -216,8 +217,11 @@ async function run(node: SoakNode, progress: Progress, total: number, stop: Abor
     );
     console.log(`  RSS every 5 s [MB]      ${periodic.map((taken) => (taken.bytes / MB).toFixed(0)).join(' ')}`);
     console.log(`  peak RSS (VmHWM)        ${mb(peak)}`);
-    const met = final.bytes < RSS_TARGET_MB * MB;
-    console.log(`RSS < ${RSS_TARGET_MB} MB after ${n} transactions: ${met ? 'met' : 'MISSED'} (${mb(final.bytes)})`);
+    // The target is the peak over the whole stream, not where the collector left the process at its end.
+    const met = peak < RSS_TARGET_MB * MB;
+    console.log(
+      `Peak RSS < ${RSS_TARGET_MB} MB over ${n} transactions: ${met ? 'met' : 'MISSED'} (${mb(peak)}; ${mb(final.bytes)} at the end)`,
+    );
     console.log();
   } finally {
     clearInterval(sampler);
