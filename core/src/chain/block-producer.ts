@@ -282,7 +282,7 @@ export class BlockProducer {
 
   /**
    * Blocks come out `block_time` apart: each starts as long before it is due as it is expected to
-   * take, with a margin ({@link BlockDurations}), or as soon as the block before it is published
+   * take, with a margin ({@link BlockDurations}), or as soon as the block before it is built
    * when the waiting transactions fill it, and is published (its receipts served, its events
    * sent) when due. A full block after an empty one then stretches no interval. Blocks
    * are due on a grid `block_time` apart; one published more than a quarter of it late moves the
@@ -305,17 +305,21 @@ export class BlockProducer {
   }
 
   /**
-   * Produces the block due at `due` (a `performance.now()` time); resolves to when the next one
-   * is due. Started as soon as the block before it is published: candidates that fill the block
-   * start it at once, as waiting longer would add nothing to it, and the whole block time is then
-   * its margin. Otherwise it waits until as long before `due` as its candidates need, selecting
-   * again every {@link RESELECT_MS} from the lead of a full block on, so that what arrives
-   * meanwhile goes in too. Selecting only at the end of one wait, sized for what was there at its
-   * start, let a pool filling fast hand the block more than it could run by its due time.
+   * Produces the block due at `due` (a `performance.now()` time, or its promise while the block
+   * before is not yet published); resolves, once the block is built and its write queued, to when
+   * the next one is due. Candidates that fill the block start it at once, as waiting longer would
+   * add nothing to it, even while the block before it waits to be written and published: it then
+   * executes on that block's state, its write follows that block's publication, and what is left
+   * of the block before's time adds to its margin, so that a slow write or a slow block is taken up
+   * rather than stretching an interval. Otherwise it waits for that publication, then until as
+   * long before `due` as its candidates need, selecting again every {@link RESELECT_MS} from the
+   * lead of a full block on, so that what arrives meanwhile goes in too. Selecting only at the end
+   * of one wait, sized for what was there at its start, let a pool filling fast hand the block
+   * more than it could run by its due time.
    *
    * A block still unwritten at its due time (a full block of a large gas limit takes longer than
-   * the block time) is published as soon as it is written: the next block does not wait for that
-   * when its candidates fill it, and executes on its state while it is written.
+   * the block time) is published as soon as it is written, and the grid moves with it when that
+   * is late ({@link #dueAfter}).
    */
   async #produceDue(due: Due): Promise<{ readonly next: Due }> {
     let selection = await this.#select();
@@ -340,8 +344,7 @@ export class BlockProducer {
     const next = this.#dueAfter(due, this.#inFlight!.written);
     // Its write having failed, the next block's build or the schedule's catch throws it.
     next.catch(() => undefined);
-    const late = typeof due !== 'number' || performance.now() >= due;
-    return { next: late ? next : await next };
+    return { next };
   }
 
   /** When the block after the one due at `due` is due, given when that one is `published`. */
@@ -559,7 +562,8 @@ export class BlockProducer {
       recordsEnd = performance.now();
       built();
       plan.check?.(committed, execution);
-      // A pipelined block goes on a block that may still be being written: its write comes after.
+      // A pipelined block goes on one not yet published (waiting for its time, or being written):
+      // its own write comes after that publication.
       await this.#inFlight?.written;
     } catch (error) {
       // Nothing of the block is stored: forget its state and start the next one from the head's.
