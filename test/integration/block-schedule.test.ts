@@ -84,7 +84,7 @@ describe('block schedule', function () {
     for (const [index, line] of committed.entries()) {
       if (index === 0) continue;
       expect(line.pipelined).to.equal(true);
-      expect(line.heldMs as number).to.be.within(0.8 * BLOCK_TIME_MS, 1.05 * BLOCK_TIME_MS);
+      expect(line.heldMs).to.be.within(0.8 * BLOCK_TIME_MS, 1.05 * BLOCK_TIME_MS);
     }
     // From the third on, each started as the one before it was built: once the block before that
     // was published, most of a block time before the one before it was.
