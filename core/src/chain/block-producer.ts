@@ -282,11 +282,12 @@ export class BlockProducer {
 
   /**
    * Blocks come out `block_time` apart: each starts as long before it is due as it is expected to
-   * take, with a margin ({@link BlockDurations}), or as soon as the block before it is built
-   * when the waiting transactions fill it, and is published (its receipts served, its events
-   * sent) when due. A full block after an empty one then stretches no interval. Blocks
-   * are due on a grid `block_time` apart; one published more than a quarter of it late moves the
-   * grid with it, so that blocks do not follow one another closely to catch up.
+   * take, with a margin ({@link BlockDurations}), or, when the waiting transactions fill it, as
+   * soon as the block before it is built and within a full block's lead of its own time; each is
+   * published (its receipts served, its events sent) when due. A full block after an empty one
+   * then stretches no interval. Blocks are due on a grid `block_time` apart; one published more
+   * than a quarter of it late moves the grid with it, so that blocks do not follow one another
+   * closely to catch up.
    */
   #schedule(due: Due): void {
     if (this.#stopped) return;
@@ -308,14 +309,14 @@ export class BlockProducer {
    * Produces the block due at `due` (a `performance.now()` time, or its promise while the block
    * before is not yet published); resolves, once the block is built and its write queued, to when
    * the next one is due. Candidates that fill the block start it at once, as waiting longer would
-   * add nothing to it, even while the block before it waits to be written and published: it then
-   * executes on that block's state, its write follows that block's publication, and what is left
-   * of the block before's time adds to its margin, so that a slow write or a slow block is taken up
-   * rather than stretching an interval. Otherwise it waits for that publication, then until as
-   * long before `due` as its candidates need, selecting again every {@link RESELECT_MS} from the
-   * lead of a full block on, so that what arrives meanwhile goes in too. Selecting only at the end
-   * of one wait, sized for what was there at its start, let a pool filling fast hand the block
-   * more than it could run by its due time.
+   * add nothing to it, even while the block before it waits for its time, from the lead of a full
+   * block before that time on: it then executes on that block's state, its write follows that
+   * block's publication, and the lead adds to its margin, so that a slow write or a slow block is
+   * taken up rather than stretching an interval. Otherwise it waits for that publication, then
+   * until as long before `due` as its candidates need, selecting again every {@link RESELECT_MS}
+   * from the lead of a full block on, so that what arrives meanwhile goes in too. Selecting only
+   * at the end of one wait, sized for what was there at its start, let a pool filling fast hand
+   * the block more than it could run by its due time.
    *
    * A block still unwritten at its due time (a full block of a large gas limit takes longer than
    * the block time) is published as soon as it is written, and the grid moves with it when that
@@ -344,6 +345,9 @@ export class BlockProducer {
     const next = this.#dueAfter(due, this.#inFlight!.written);
     // Its write having failed, the next block's build or the schedule's catch throws it.
     next.catch(() => undefined);
+    // Settled by now: a block's build returns once the block before it is published.
+    const untilNextMayStart = (await due) - this.#durations.fullLead() - performance.now();
+    if (untilNextMayStart >= 1) await this.#sleep(untilNextMayStart);
     return { next };
   }
 
