@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-old-space-size=320 --no-allocation-site-pretenuring
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-old-space-size=320 --no-allocation-site-pretenuring
 /**
  * The `evmnode` command: `keys ...` and `native ...` build, sign and send native transactions
  * through a running node's gateway; every other command is one of the node's own (core). Each side
