@@ -60,7 +60,7 @@ describe('block schedule', function () {
   });
   after(() => node.stop());
 
-  it('starts a block that its waiting transactions fill as soon as the block before it is built, and publishes it when due', async () => {
+  it('starts a block that its waiting transactions fill on the state of the block before it, before that one is published, and publishes it when due', async () => {
     // Four blocks' worth, made ready at once (the first nonce last): the pool fills the next
     // three blocks when each is started.
     const raws = await signTransfers(BLOCKS * TRANSFERS_PER_BLOCK, `0x${'cc'.repeat(20)}`);
