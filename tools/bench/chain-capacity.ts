@@ -27,6 +27,8 @@ export interface Cadence {
   readonly blocksPerSecond: number;
   readonly intervalP50Ms: number;
   readonly intervalP99Ms: number;
+  /** The longest interval and the block that ended it: where a missed p99 comes from. */
+  readonly longest: { readonly intervalMs: number; readonly block: BlockLine };
 }
 
 /** Blocks per second and the intervals between consecutive blocks (commit to commit); undefined below two blocks. */
@@ -35,9 +37,11 @@ export function cadenceOf(blocks: readonly BlockLine[]): Cadence | undefined {
   const intervals = blocks.slice(1).map((block, index) => block.time - blocks[index]!.time);
   const sorted = [...intervals].sort((a, b) => a - b);
   const spanSeconds = (blocks.at(-1)!.time - blocks[0]!.time) / 1000;
+  const longestAt = intervals.indexOf(sorted.at(-1)!);
   return {
     blocksPerSecond: intervals.length / spanSeconds,
     intervalP50Ms: percentile(sorted, 50),
     intervalP99Ms: percentile(sorted, 99),
+    longest: { intervalMs: intervals[longestAt]!, block: blocks[longestAt + 1]! },
   };
 }

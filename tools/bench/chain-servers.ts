@@ -26,6 +26,12 @@ export interface BlockLine {
   readonly stateRootMs: number;
   readonly recordsMs: number;
   readonly writeMs: number;
+  /** A pipelined block's wait, after its records, for the block before it to be written. */
+  readonly waitMs: number;
+  /** How long the committed block was held until its time to be published. */
+  readonly heldMs: number;
+  /** Whether it started on the state of the block before it while that one waited for its time. */
+  readonly pipelined: boolean;
   /** When it was logged (pino's `time`, ms since the epoch): just after the block was committed. */
   readonly time: number;
 }

@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { startAnvil, startEvmnode, type BlockLine, type ChainServer } from './chain-servers.js';
-import { cadenceOf, ceilingTps, gasPerTx, phaseBlocks, tps } from './chain-capacity.js';
+import { cadenceOf, ceilingTps, gasPerTx, phaseBlocks, tps, type Cadence } from './chain-capacity.js';
 import { sendAndWait, type RoundTrips } from './chain-on-demand.js';
 import { soak } from './chain-soak.js';
 import {
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
         undefined,
         cadence === undefined
           ? 'fewer than two blocks'
-          : `p50 ${cadence.intervalP50Ms.toFixed(0)} ms, ${cadence.blocksPerSecond.toFixed(2)} blocks/s`,
+          : `p50 ${cadence.intervalP50Ms.toFixed(0)} ms, ${cadence.blocksPerSecond.toFixed(2)} blocks/s; ${longestInterval(cadence)}`,
         'n/a (not measured)',
       ],
     );
@@ -416,6 +416,16 @@ async function phase<T>(what: string, run: (deadline: number) => Promise<T>): Pr
 }
 
 /** How the run went: timings, blocks and gas, and (evmnode) how long those blocks took to commit. */
+/** The longest interval of a phase and the block that ended it, with where that block's time went. */
+function longestInterval({ longest: { intervalMs, block } }: Cadence): string {
+  const ms = (value: number) => value.toFixed(0);
+  return (
+    `longest ${ms(intervalMs)} ms, to block ${block.height} (${block.transactions} txs${block.pipelined ? ', pipelined' : ''}:` +
+    ` ${ms(block.durationMs)} ms, transactions ${ms(block.transactionsMs)}, wait ${ms(block.waitMs)},` +
+    ` write ${ms(block.writeMs)}, held ${ms(block.heldMs)})`
+  );
+}
+
 function describe(run: Ingestion, lines: readonly BlockLine[]): string {
   const perBlock = new Map<number, number>();
   for (const { blockNumber } of run.receipts)
