@@ -16,7 +16,8 @@
  * there.
  *
  * Each ingestion row says which share of the capacity ceiling it reached (the transfers of that
- * kind 400 ms blocks of the block gas limit hold per second) and the block interval meanwhile.
+ * kind 400 ms blocks of the block gas limit hold per second) and the block interval meanwhile
+ * (its p99, and in the note the longest interval with where the block that ended it spent its time).
  * `-- --gas-limit 60000000` runs every server on blocks of that much gas (evmnode's genesis,
  * anvil's `--gas-limit`); the targets are then ratios to anvil.
  *
@@ -415,7 +416,6 @@ async function phase<T>(what: string, run: (deadline: number) => Promise<T>): Pr
   }
 }
 
-/** How the run went: timings, blocks and gas, and (evmnode) how long those blocks took to commit. */
 /** The longest interval of a phase and the block that ended it, with where that block's time went. */
 function longestInterval({ longest: { intervalMs, block } }: Cadence): string {
   const ms = (value: number) => value.toFixed(0);
@@ -426,6 +426,7 @@ function longestInterval({ longest: { intervalMs, block } }: Cadence): string {
   );
 }
 
+/** How the run went: timings, blocks and gas, and (evmnode) how long those blocks took to commit. */
 function describe(run: Ingestion, lines: readonly BlockLine[]): string {
   const perBlock = new Map<number, number>();
   for (const { blockNumber } of run.receipts)
