@@ -281,6 +281,14 @@ describe('block replayer', function () {
     expect(new Set(Object.values(prestates)).size, 'each starts from a different balance').to.equal(4);
   });
 
+  it("leaves none of the VMs it builds to the chain's Common", async () => {
+    // ethereumjs' EVM subscribes to the Common it is built with for good: a shared one would keep every replay's VM.
+    const subscribers = () => chain.common.events.listenerCount('hardforkChanged');
+    const before = subscribers();
+    for (let height = 1; height <= mixed.height; height++) await replayer.replayBlock(height, () => undefined);
+    expect(subscribers()).to.equal(before);
+  });
+
   it('shows the bank transfer a pointer makes through the bank precompile', async () => {
     const registrar = await nativeSigner(devWallet(9).privateKey);
     const registered = await registerPointer(node.node.native, registrar, 'utest');

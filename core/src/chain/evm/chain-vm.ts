@@ -44,7 +44,10 @@ export async function createChainVM(options: ChainVmOptions): Promise<VM> {
     ...(options.tracedOpcodes?.customOpcodes(options.common) ?? []),
   ];
   const vm = await createVM({
-    common: options.common,
+    // A copy (it shares the rules; copying is shallow): ethereumjs' EVM subscribes to its Common's
+    // events and never unsubscribes, so a Common shared by every VM would keep each VM ever built
+    // (a replay builds one) alive with its state and caches.
+    common: options.common.copy(),
     stateManager: options.stateManager,
     blockchain: blockHashes(options.store),
     evmOpts: {
