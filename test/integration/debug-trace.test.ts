@@ -46,6 +46,24 @@ describe('debug-trace: methods, errors and limits', () => {
     ).to.deep.equal({});
   });
 
+  it('keeps no VM of a trace of a block not traced before', async () => {
+    // Each such trace builds a VM; ethereumjs' EVM subscribes to its Common for good, so a Common shared
+    // with the chain would let a client grow the heap one VM per block it asks for.
+    const heights: string[] = [];
+    for (let nonce = 0; nonce < 3; nonce++) {
+      const raw = await sign(devWallet(8), { nonce, to: RECIPIENT, value: 1n });
+      const hash = (await rpc(node.url, 'eth_sendRawTransaction', [raw])).result;
+      heights.push((await waitForReceipt(node.url, hash)).blockNumber);
+    }
+    const subscribers = () => node.node.chain.common.events.listenerCount('hardforkChanged');
+    const before = subscribers();
+    for (const height of heights) {
+      const { result } = await rpc(node.url, 'debug_traceBlockByNumber', [height, { ...NOOP, timeout: '5s' }]);
+      expect(result).to.have.length(1);
+    }
+    expect(subscribers()).to.equal(before);
+  });
+
   it("answers geth's errors: genesis, unknown transaction and block, pending calls, unknown tracers, bad timeouts", async () => {
     const error = async (method: string, params: unknown[]) => (await rpc(node.url, method, params)).error;
     expect(await error('debug_traceBlockByNumber', ['0x0', NOOP])).to.deep.equal({
