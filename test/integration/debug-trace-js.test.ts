@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { getCreateAddress, hexlify, Interface } from 'ethers';
 import { pointerAddressOf } from '@evmnode/core';
@@ -173,7 +174,7 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
     expect(ours.contract).to.equal(lower(getCreateAddress({ from, nonce: 7 })));
   });
 
-  it('runs JS tracers of concurrent traces side by side in the one sandbox module', async () => {
+  it('runs JS tracers of concurrent traces side by side, each in a sandbox of its own', async () => {
     const alone = [
       await traced(node.url, hashes.erc20!, HELPER_READER),
       await traced(node.url, hashes.relay!, HELPER_READER),
@@ -270,6 +271,28 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
       message: "InternalError: out of memory    in server-side tracer function 'step'",
     });
     expect(await traced(node.url, hashes.erc20!, OPCODE_COUNTER)).to.have.property('SSTORE', 2);
+  });
+
+  it("gives a tracer's sandbox memory back when its trace ends, at its memory limit or not", async () => {
+    const FILLER = '{ step() { (this.held ??= []).push(new Uint8Array(1024 * 1024)); }, fault() {}, result() {} }';
+    // Dropped memories are freed after a collection, off the thread: two collections apart.
+    const external = async () => {
+      globalThis.gc!();
+      await sleep(100);
+      globalThis.gc!();
+      return process.memoryUsage().external;
+    };
+    const before = await external();
+    for (let trace = 0; trace < 12; trace++) {
+      const answer = await rpc(node.url, 'debug_traceTransaction', [hashes.erc20, { tracer: FILLER }]);
+      expect(answer.error).to.deep.equal({
+        code: -32000,
+        message: "InternalError: out of memory    in server-side tracer function 'step'",
+      });
+      expect(await traced(node.url, hashes.erc20!, OPCODE_COUNTER)).to.have.property('SSTORE', 2);
+    }
+    // Each filler failed with its sandbox's 96 MiB full: a sandbox kept after its trace would show.
+    expect((await external()) - before).to.be.below(32 * 1024 * 1024);
   });
 
   it('refuses JavaScript tracers on a node with trace_allow_js_tracers = false', async () => {

@@ -35,8 +35,9 @@ const EXTERNAL = [
   'koa-compress',
   '@koa/cors',
   'pino-pretty',
-  // Finds its WebAssembly module from its own folder.
+  // Find their WebAssembly module from their own folder.
   'quickjs-emscripten',
+  '@jitl/quickjs-wasmfile-release-asyncify',
 ];
 
 async function bundle(dist: string, entryPoints: Record<string, string>): Promise<void> {

@@ -1,51 +1,87 @@
-import { newQuickJSAsyncWASMModule, type QuickJSAsyncContext, type QuickJSAsyncWASMModule } from 'quickjs-emscripten';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import {
+  newQuickJSAsyncWASMModule,
+  newVariant,
+  RELEASE_ASYNC,
+  type QuickJSAsyncContext,
+  type QuickJSAsyncRuntime,
+} from 'quickjs-emscripten';
 
-/** The heap one JS tracer may use. */
-const MEMORY_LIMIT = 64 * 1024 * 1024;
-/** The native stack its calls may use: deep recursion fails as a JS error, not a crash. */
+/** The native stack a tracer's calls may use: deep recursion fails as a JS error, not a crash. */
 const STACK_LIMIT = 1024 * 1024;
+const WASM_PAGE = 64 * 1024;
+/** The memory the WebAssembly build starts with (emscripten's default, which its memory import requires). */
+const INITIAL_BYTES = 16 * 1024 * 1024;
+/**
+ * An instance's whole WebAssembly memory, the bound on all a tracer allocates: objects, typed
+ * arrays, the allocator's fragmentation and QuickJS's own structures. An allocation past it fails
+ * as QuickJS's out-of-memory error. QuickJS's own memory limit cannot be that bound: in this build
+ * it counts a few bytes per allocation, whatever its size.
+ */
+const MAXIMUM_BYTES = 96 * 1024 * 1024;
+/** Instances kept for the next traces: enough for the usual few JS traces at a time. */
+const MAX_IDLE_INSTANCES = 4;
 
-let module: Promise<QuickJSAsyncWASMModule> | undefined;
-/** Set while a call into the module waits for the host: the module's stack is saved and no other call may enter. */
-let suspended: Promise<void> | undefined;
+/** One instance of QuickJS's WebAssembly build, with its memory and its one runtime; one trace at a time uses it. */
+interface QuickJsInstance {
+  readonly memory: WebAssembly.Memory;
+  readonly runtime: QuickJSAsyncRuntime;
+}
+
+/** A JS tracer's context, alone in its instance until closed. */
+export interface Sandbox {
+  readonly context: QuickJSAsyncContext;
+  /**
+   * Disposes of the context (its handles disposed of first). With `reuse`, the instance serves a
+   * later trace, unless its memory grew beyond its initial size; otherwise it is dropped, and with
+   * it its memory and all the tracer left in it.
+   */
+  close(reuse: boolean): void;
+}
+
+let compiled: Promise<WebAssembly.Module> | undefined;
+const idle: QuickJsInstance[] = [];
+
+/** QuickJS's asyncify build, compiled once: compiling takes milliseconds. */
+function quickJsCode(): Promise<WebAssembly.Module> {
+  compiled ??= readFile(fileURLToPath(import.meta.resolve('@jitl/quickjs-wasmfile-release-asyncify/wasm'))).then(
+    (bytes) => WebAssembly.compile(bytes),
+  );
+  return compiled;
+}
 
 /**
- * The QuickJS WebAssembly module JS tracers run in, loaded once: loading takes tens of ms, a
- * context a few hundred µs. It is the asyncify build, so that `db` reads (async in the node) can
- * wait inside a tracer's synchronous code.
+ * An instance with a memory of its own, so that a tracer can neither take memory from another
+ * trace's tracer nor keep what it took once its instance is dropped. Instantiating takes a few
+ * milliseconds and a new memory, which brings the garbage collector forward, so instances are kept
+ * and reused. Its runtime lives as long as it does: quickjs-emscripten 0.32 cannot free an async
+ * runtime that defined host functions (freeing it throws), so a trace makes and frees a context.
  */
-function quickJs(): Promise<QuickJSAsyncWASMModule> {
-  module ??= newQuickJSAsyncWASMModule();
-  return module;
-}
-
-/** A fresh context for one trace, in its own runtime with its own limits, stopped once `shouldStop` says so. */
-export async function newSandbox(shouldStop: () => boolean): Promise<QuickJSAsyncContext> {
-  const context = (await quickJs()).newContext();
-  context.runtime.setMemoryLimit(MEMORY_LIMIT);
-  context.runtime.setMaxStackSize(STACK_LIMIT);
-  context.runtime.setInterruptHandler(shouldStop);
-  return context;
+async function newInstance(): Promise<QuickJsInstance> {
+  const memory = new WebAssembly.Memory({ initial: INITIAL_BYTES / WASM_PAGE, maximum: MAXIMUM_BYTES / WASM_PAGE });
+  const variant = newVariant(RELEASE_ASYNC, { wasmModule: await quickJsCode(), wasmMemory: memory });
+  const module = await newQuickJSAsyncWASMModule(variant);
+  const runtime = module.newRuntime();
+  runtime.setMaxStackSize(STACK_LIMIT);
+  return { memory, runtime };
 }
 
 /**
- * Runs a call into the module that completes without waiting: at once, unless another trace's
- * call is suspended in the module, in which case after it.
+ * A fresh context for one trace, stopped once `shouldStop` says so. The asyncify build lets `db`
+ * reads (async in the node) wait inside a tracer's synchronous code.
  */
-export function inTurn<T>(call: () => T): T | Promise<T> {
-  if (suspended === undefined) return call();
-  return suspended.then(() => inTurn(call));
-}
-
-/** Runs a call into the module that may wait for the host, alone in the module until it ends. */
-export async function inTurnAsync<T>(call: () => Promise<T>): Promise<T> {
-  while (suspended !== undefined) await suspended;
-  let release!: () => void;
-  suspended = new Promise((resolve) => (release = resolve));
-  try {
-    return await call();
-  } finally {
-    suspended = undefined;
-    release();
-  }
+export async function openSandbox(shouldStop: () => boolean): Promise<Sandbox> {
+  const instance = idle.pop() ?? (await newInstance());
+  instance.runtime.setInterruptHandler(shouldStop);
+  const context = instance.runtime.newContext();
+  return {
+    context,
+    close(reuse) {
+      context.dispose();
+      instance.runtime.removeInterruptHandler();
+      const grown = instance.memory.buffer.byteLength > INITIAL_BYTES;
+      if (reuse && !grown && idle.length < MAX_IDLE_INSTANCES) idle.push(instance);
+    },
+  };
 }

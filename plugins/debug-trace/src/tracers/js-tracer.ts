@@ -19,7 +19,7 @@ import {
 import type { QuickJSAsyncContext, QuickJSHandle } from 'quickjs-emscripten';
 import type { TraceConfig } from '../trace-config.js';
 import { JS_TRACER_PRELUDE } from './js-prelude.js';
-import { inTurn, inTurnAsync, newSandbox } from './js-sandbox.js';
+import { openSandbox, type Sandbox } from './js-sandbox.js';
 import type { TraceRun, TracerFactory, TransactionTracer } from './tracer.js';
 
 type Hook = 'setup' | 'step' | 'fault' | 'enter' | 'exit' | 'syntheticOp' | 'result';
@@ -48,7 +48,9 @@ export const jsTracer =
     new JsTracer(subject, config, run, code);
 
 class JsTracer implements TransactionTracer {
-  #context: QuickJSAsyncContext | undefined;
+  #sandbox: Sandbox | undefined;
+  /** Set once `result` has run: a trace that ended before may have left its instance mid-call. */
+  #finished = false;
   #hooks: QuickJSHandle | undefined;
   readonly #sync = new Map<Hook, QuickJSHandle>();
   readonly #takesDb = new Set<Hook>();
@@ -98,6 +100,7 @@ class JsTracer implements TransactionTracer {
       await this.#syntheticOps();
       this.#outcome = outcome;
       this.#result = JSON.parse((await this.#call('result')) as string);
+      this.#finished = true;
     },
   };
 
@@ -110,13 +113,13 @@ class JsTracer implements TransactionTracer {
     this.#sync.clear();
     this.#hooks?.dispose();
     this.#hooks = undefined;
-    this.#context?.dispose();
-    this.#context = undefined;
+    this.#sandbox?.close(this.#finished);
+    this.#sandbox = undefined;
   }
 
   async #open(): Promise<void> {
-    const context = await newSandbox(() => this.run.signal.aborted || Date.now() >= this.run.deadline);
-    this.#context = context;
+    this.#sandbox = await openSandbox(() => this.run.signal.aborted || Date.now() >= this.run.deadline);
+    const { context } = this.#sandbox;
     const host = context.newObject();
     for (const [name, fn] of Object.entries(this.#hostFunctions(context))) {
       context.newFunction(name, fn).consume((handle) => context.setProp(host, name, handle));
@@ -126,7 +129,7 @@ class JsTracer implements TransactionTracer {
     }
     context.setProp(context.global, '__host', host);
     host.dispose();
-    this.#unwrap('setup', await inTurn(() => context.evalCode(JS_TRACER_PRELUDE, 'tracer.js'))).dispose();
+    this.#unwrap('setup', context.evalCode(JS_TRACER_PRELUDE, 'tracer.js')).dispose();
     this.#hooks = context.getProp(context.global, '__hooks');
     for (const hook of ['setup', 'step', 'fault', 'enter', 'exit', 'syntheticOp', 'result'] as const) {
       this.#sync.set(hook, context.getProp(this.#hooks, hook));
@@ -167,28 +170,24 @@ class JsTracer implements TransactionTracer {
 
   /** Calls one of the tracer's hooks, if it has it, with the host state already set. */
   #call(hook: Hook): unknown {
-    const context = this.#context!;
+    const context = this.#sandbox!.context;
     if (hook !== 'setup' && !this.#has.has(hook)) return;
     if (this.#takesDb.has(hook)) {
-      return inTurnAsync(() => context.evalCodeAsync(`__hooks.${hook}()`, 'tracer-call.js')).then((result) =>
-        this.#value(hook, result),
-      );
+      return context.evalCodeAsync(`__hooks.${hook}()`, 'tracer-call.js').then((result) => this.#value(hook, result));
     }
-    const handle = this.#sync.get(hook)!;
-    const done = inTurn(() => context.callFunction(handle, context.undefined));
-    return done instanceof Promise ? done.then((result) => this.#value(hook, result)) : this.#value(hook, done);
+    return this.#value(hook, context.callFunction(this.#sync.get(hook)!, context.undefined));
   }
 
   /** A call's value: read only for `result`, as reading it costs a call into the module at each step. */
   #value(hook: Hook, result: ReturnType<QuickJSAsyncContext['callFunction']>): unknown {
     const handle = this.#unwrap(hook, result);
-    const value: unknown = hook === 'result' ? this.#context!.dump(handle) : undefined;
+    const value: unknown = hook === 'result' ? this.#sandbox!.context.dump(handle) : undefined;
     handle.dispose();
     return value;
   }
 
   #ask(question: 'has' | 'takesDb', hook: Hook): boolean {
-    const context = this.#context!;
+    const context = this.#sandbox!.context;
     const fn = context.getProp(this.#hooks!, question);
     const result = context.newString(hook).consume((name) => context.callFunction(fn, context.undefined, name));
     fn.dispose();
@@ -201,7 +200,7 @@ class JsTracer implements TransactionTracer {
   /** The call's value, or the error geth gives for a failing tracer (the time limit's own error when it ran out). */
   #unwrap(hook: Hook, result: ReturnType<QuickJSAsyncContext['callFunction']>): QuickJSHandle {
     if (result.error === undefined) return result.value;
-    const error = this.#context!.dump(result.error) as { name?: string; message?: string } | string;
+    const error = this.#sandbox!.context.dump(result.error) as { name?: string; message?: string } | string;
     result.error.dispose();
     if (this.run.signal.aborted || Date.now() >= this.run.deadline) throw this.run.timeoutError();
     const text = typeof error === 'object' && error !== null ? `${error.name}: ${error.message}` : String(error);
