@@ -33,9 +33,9 @@ interface QuickJsInstance {
 export interface Sandbox {
   readonly context: QuickJSAsyncContext;
   /**
-   * Disposes of the context (its handles disposed of first). With `reuse`, the instance serves a
-   * later trace, unless its memory grew beyond its initial size; otherwise it is dropped, and with
-   * it its memory and all the tracer left in it.
+   * Disposes of the context, once the caller has disposed of its handles. With `reuse`, the
+   * instance serves a later trace, unless its memory grew beyond its initial size; otherwise it is
+   * dropped, and with it its memory and all the tracer left in it.
    */
   close(reuse: boolean): void;
 }
