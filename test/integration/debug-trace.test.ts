@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, sign, submitTogether, waitForReceipt } from '../support/chain-kit.js';
@@ -157,14 +158,17 @@ describe('debug-trace: methods, errors and limits', () => {
 
 describe('debug-trace: max_concurrent_trace_calls', () => {
   let node: TestNode;
-  after(() => node.stop());
-
-  it('refuses a trace beyond the limit at once with -32005, and serves it once the running one ends', async () => {
+  let height: string;
+  before(async () => {
     node = await startTestNode({
       plugins: ['eth-query', 'eth-send', 'debug-trace'],
       config: { consensus: { block_time: 300 }, evm: { max_concurrent_trace_calls: 1 } },
     });
-    const { height } = await transfersInOneBlock(node, 2);
+    ({ height } = await transfersInOneBlock(node, 2));
+  });
+  after(() => node.stop());
+
+  it('refuses a trace beyond the limit at once with -32005, and serves it once the running one ends', async () => {
     // A batch starts its calls together: the second finds the first still running.
     const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'debug_traceBlockByNumber', params: [height, NOOP] });
     const answers = JSON.parse((await post(node.url, JSON.stringify([call(1), call(2)]))).text);
@@ -173,6 +177,30 @@ describe('debug-trace: max_concurrent_trace_calls', () => {
       code: -32005,
       message: 'trace request rejected due to concurrency limit: server busy',
     });
+    expect((await rpc(node.url, 'debug_traceBlockByNumber', [height, NOOP])).result).to.have.length(2);
+  });
+
+  it('stops a trace whose client closed its connection, and frees its place at once', async () => {
+    // JUMPDEST PUSH1 0 JUMP until 50M gas runs out: millions of steps, many seconds with the struct logger.
+    const loop = '0x00000000000000000000000000000000000000aa';
+    const params = [
+      { to: loop, gas: '0x2faf080' },
+      'latest',
+      { stateOverrides: { [loop]: { code: '0x5b600056' } }, limit: 1, timeout: '60s' },
+    ];
+    const client = new AbortController();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'debug_traceCall', params });
+    const running = fetch(node.url, {
+      method: 'POST',
+      body,
+      signal: client.signal,
+      headers: { 'content-type': 'application/json' },
+    });
+    await sleep(300);
+    expect((await rpc(node.url, 'debug_traceBlockByNumber', [height, NOOP])).error).to.have.property('code', -32005);
+    client.abort();
+    await running.catch(() => undefined);
+    await sleep(200);
     expect((await rpc(node.url, 'debug_traceBlockByNumber', [height, NOOP])).result).to.have.length(2);
   });
 });

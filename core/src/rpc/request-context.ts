@@ -40,7 +40,10 @@ export interface RequestContext {
    * the web page a browser sent it for; undefined when the client is no browser (curl, scripts).
    */
   readonly origin: string | undefined;
-  /** Aborted when the request's deadline (`write_timeout` - 100 ms) passes. */
+  /**
+   * Aborted when the request's deadline (`write_timeout` - 100 ms) passes, or when its HTTP client
+   * closes the connection before the answer.
+   */
   readonly signal: AbortSignal;
   /**
    * Sets a header of the HTTP response (once per name, however many calls of a batch set it);

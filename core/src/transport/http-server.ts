@@ -7,6 +7,7 @@ import { allowedOrigin } from './cors-policy.js';
 import { RpcPostService, type PostAnswer, type PostHeaders } from './rpc-post.js';
 import { hostCheck, INVALID_HOST, type HostCheck } from './virtual-hosts.js';
 import type { CoreConfig } from '../config/core-schema.js';
+import { ResourceUnavailableError } from '../errors/rpc-error.js';
 import { inject, injectable } from '../di/decorators.js';
 import type { KeyRing } from '../keys/key-ring.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -40,6 +41,8 @@ function resumeReading(socket: HttpSocket): void {
 }
 
 const BAD_TARGET_TEXT = 'malformed request target\n';
+/** Why a call stops whose client closed its connection: answered to nobody. */
+const CLIENT_GONE = new ResourceUnavailableError('the client closed its connection');
 const BAD_TARGET = ['Content-Type', 'text/plain; charset=utf-8', 'Connection', 'close'];
 
 /**
@@ -206,7 +209,14 @@ export class HttpTransport {
     req.on('data', onData);
     req.on('end', () => {
       if (size > this.#service.bodyLimit) return;
-      this.#service.answer(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), headers, write);
+      const request = this.#service.answer(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), headers, write);
+      // Calls still running for a client that closed its connection stop where they can (traces do), as geth's
+      // request context is cancelled.
+      if (request !== undefined && !res.writableEnded) {
+        res.once('close', () => {
+          if (!res.writableEnded) request.abort(CLIENT_GONE);
+        });
+      }
     });
     // A client that went away has nothing to answer.
     req.on('error', () => finished());

@@ -87,25 +87,33 @@ export class RpcPostService {
     return this.#plainAnswer(413, 'application/json', errorText('null', error), headers, true);
   }
 
-  /** Dispatches a request body and hands its answer to `sink`. */
-  answer(bytes: Buffer, headers: PostHeaders, sink: AnswerSink): void {
+  /**
+   * Dispatches a request body and hands its answer to `sink`; returns the request its calls run
+   * in (none for a body that is not JSON), for the transport to abort if the client goes away.
+   */
+  answer(bytes: Buffer, headers: PostHeaders, sink: AnswerSink): RpcRequest | undefined {
     // Invalid UTF-8 becomes U+FFFD, as in geth's decoder.
     const raw = bytes.toString('utf8');
     let body: unknown;
     try {
       body = JSON.parse(raw);
     } catch {
-      return this.#encode(200, this.options.parseError, headers, undefined, sink);
+      this.#encode(200, this.options.parseError, headers, undefined, sink);
+      return undefined;
     }
     const requestId = headers.requestId ?? String(++this.#nextRequestId);
     // A socket already closed has no address; its answer goes nowhere anyway.
     const clientId = headers.remoteAddress ?? 'unknown';
     const request = new RpcRequest('http', requestId, undefined, clientId, headers.origin);
     const dispatched = this.dispatcher.dispatch(body, raw, request);
-    if (!(dispatched instanceof Promise)) return this.#encode(200, dispatched ?? '', headers, request, sink);
-    dispatched
-      .then((answer) => this.#encode(200, answer ?? '', headers, request, sink))
-      .catch((error: unknown) => sink(error instanceof Error ? error : new Error(String(error))));
+    if (dispatched instanceof Promise) {
+      dispatched
+        .then((answer) => this.#encode(200, answer ?? '', headers, request, sink))
+        .catch((error: unknown) => sink(error instanceof Error ? error : new Error(String(error))));
+    } else {
+      this.#encode(200, dispatched ?? '', headers, request, sink);
+    }
+    return request;
   }
 
   /**
