@@ -35,9 +35,8 @@ const EXTERNAL = [
   'koa-compress',
   '@koa/cors',
   'pino-pretty',
-  // Find their WebAssembly module from their own folder.
+  // Finds its WebAssembly module from its own folder.
   'quickjs-emscripten',
-  '@jitl/quickjs-wasmfile-release-asyncify',
 ];
 
 async function bundle(dist: string, entryPoints: Record<string, string>): Promise<void> {
