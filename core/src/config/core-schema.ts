@@ -187,7 +187,7 @@ export const coreSchema = {
     },
     trace_timeout: { doc: 'Time limit of one trace.', format: 'duration', default: 30_000 },
     trace_allow_js_tracers: {
-      doc: 'Whether debug_trace* accepts JavaScript tracers (run sandboxed, within trace_timeout and 96 MiB of memory each).',
+      doc: 'Whether debug_trace* accepts JavaScript tracers (run sandboxed on threads of their own, within trace_timeout and 96 MiB of memory each).',
       format: Boolean,
       default: false,
     },

@@ -92,7 +92,11 @@ await bundle(`${root}core/dist/`, {
   'admission-recovery-worker': 'chain/pool/admission-recovery-worker.js',
   'core-resolve-hook': 'plugins/core-resolve-hook.js',
 });
+/** The threads a built-in plugin starts from a file next to its own module. */
+const PLUGIN_THREADS: Record<string, Record<string, string>> = {
+  'debug-trace': { 'js-sandbox-worker': 'tracers/js-sandbox-worker.js' },
+};
 for (const plugin of readdirSync(`${root}plugins`)) {
   const folder = `${root}plugins/${plugin}/`;
-  await bundle(`${folder}dist/`, exportedEntries(folder));
+  await bundle(`${folder}dist/`, { ...exportedEntries(folder), ...PLUGIN_THREADS[plugin] });
 }

@@ -1,7 +1,7 @@
 /**
  * The code a JS tracer's context runs first: geth's helper objects and globals over the host
  * functions in `__host` (which read the current step, frame or result lazily), and `__hooks`, the
- * calls the host makes into the tracer object. Bytes are Uint8Arrays, words BigInts.
+ * calls the host makes into the tracer object. Bytes are Uint8Arrays, words BigInts (hex from the host).
  */
 export const JS_TRACER_PRELUDE = String.raw`
 'use strict';
@@ -50,10 +50,10 @@ const op = {
 };
 const log = {
   op,
-  stack: { peek: (i) => host.stackPeek(i), length: () => host.stackLength() },
+  stack: { peek: (i) => BigInt(host.stackPeek(Number(i))), length: () => host.stackLength() },
   memory: {
     slice: (start, end) => fromHex(host.memorySlice(Number(start), Number(end))),
-    getUint: (offset) => host.memoryWord(Number(offset)),
+    getUint: (offset) => BigInt(host.memoryWord(Number(offset))),
     length: () => host.memoryLength(),
   },
   contract: {
@@ -110,7 +110,6 @@ for (const name of ['step', 'fault', 'result']) {
 const optional = (name) => typeof tracer[name] === 'function';
 globalThis.__hooks = {
   has: (name) => optional(name),
-  takesDb: (name) => optional(name) && tracer[name].length >= 2,
   setup: () => { if (optional('setup')) tracer.setup(JSON.parse(host.config())); },
   step: () => { tracer.step(log, db); },
   fault: () => { tracer.fault(log, db); },

@@ -16,13 +16,10 @@ import {
   type TraceOutcome,
   type TraceSubject,
 } from '@evmnode/core';
-import type { QuickJSAsyncContext, QuickJSHandle } from 'quickjs-emscripten';
 import type { TraceConfig } from '../trace-config.js';
-import { JS_TRACER_PRELUDE } from './js-prelude.js';
-import { openSandbox, type Sandbox } from './js-sandbox.js';
+import type { Hook } from './js-sandbox-channel.js';
+import { openSandbox, type HostFunctions, type Sandbox } from './js-sandbox.js';
 import type { TraceRun, TracerFactory, TransactionTracer } from './tracer.js';
-
-type Hook = 'setup' | 'step' | 'fault' | 'enter' | 'exit' | 'syntheticOp' | 'result';
 
 /** The EVM's own precompiles (Prague): 0x01 to 0x11. */
 const LAST_EVM_PRECOMPILE = 0x11n;
@@ -36,11 +33,9 @@ interface OpenFrame {
 }
 
 /**
- * A JavaScript tracer (geth's `tracer` given as code), run in a QuickJS sandbox of its own with
- * the trace's deadline and a memory limit. Its `step`, `fault`, `result` and `syntheticOp` get
- * `db`, whose reads are async here: when a hook names `db` as a parameter it runs through
- * asyncify, which lets the script wait for them; otherwise it is called synchronously, which is
- * several times faster (an opcode counter needs no state).
+ * A JavaScript tracer (geth's `tracer` given as code), run in a QuickJS sandbox thread of its own
+ * with the trace's deadline and a memory limit. The EVM waits for each hook; the host functions
+ * the script calls are answered here, from the step, frame or result the hook is about.
  */
 export const jsTracer =
   (code: string): TracerFactory =>
@@ -49,12 +44,8 @@ export const jsTracer =
 
 class JsTracer implements TransactionTracer {
   #sandbox: Sandbox | undefined;
-  /** Set once `result` has run: a trace that ended before may have left its instance mid-call. */
+  /** Set once `result` has run: a trace that ended before may have left its sandbox mid-call. */
   #finished = false;
-  #hooks: QuickJSHandle | undefined;
-  readonly #sync = new Map<Hook, QuickJSHandle>();
-  readonly #takesDb = new Set<Hook>();
-  readonly #has = new Set<Hook>();
   readonly #frames: OpenFrame[] = [];
   /** What the host functions read: the step, frame, result or transfer the current call is about. */
   #step: InterpreterStep | undefined;
@@ -79,27 +70,27 @@ class JsTracer implements TransactionTracer {
     start: () => this.#open(),
     step: (step) =>
       then(this.#syntheticOps(), () => {
-        this.#step = step;
+        this.#setStep(step);
         this.#frames.at(-1)!.lastStep = step;
-        return this.#call('step') as void | Promise<void>;
+        return this.#call('step');
       }),
     enter: (message, type) => {
       const frame: OpenFrame = { message, type, lastStep: undefined };
       this.#frames.push(frame);
       if (message.isCompiled) this.#precompiles.add(message.to!.toString());
-      if (message.depth === 0 || !this.#has.has('enter')) return;
+      if (message.depth === 0 || !this.#sandbox!.has.has('enter')) return;
       this.#frame = frame;
-      return this.#call('enter') as void | Promise<void>;
+      return this.#call('enter');
     },
     exit: (result) => then(this.#syntheticOps(), () => this.#exit(result)),
     // Told synchronously from inside the precompile: the tracer hears of it at the next hook, which the EVM awaits.
     nativeTransfer: (transfer) => {
-      if (this.#has.has('syntheticOp')) this.#transfers.push(transfer);
+      if (this.#sandbox!.has.has('syntheticOp')) this.#transfers.push(transfer);
     },
     finish: async (outcome) => {
       await this.#syntheticOps();
       this.#outcome = outcome;
-      this.#result = JSON.parse((await this.#call('result')) as string);
+      this.#result = JSON.parse(await this.#sandbox!.result());
       this.#finished = true;
     },
   };
@@ -109,33 +100,19 @@ class JsTracer implements TransactionTracer {
   }
 
   dispose(): void {
-    for (const handle of this.#sync.values()) handle.dispose();
-    this.#sync.clear();
-    this.#hooks?.dispose();
-    this.#hooks = undefined;
     this.#sandbox?.close(this.#finished);
     this.#sandbox = undefined;
   }
 
   async #open(): Promise<void> {
-    this.#sandbox = await openSandbox(() => this.run.signal.aborted || Date.now() >= this.run.deadline);
-    const { context } = this.#sandbox;
-    const host = context.newObject();
-    for (const [name, fn] of Object.entries(this.#hostFunctions(context))) {
-      context.newFunction(name, fn).consume((handle) => context.setProp(host, name, handle));
-    }
-    for (const [name, fn] of Object.entries(this.#stateReads(context))) {
-      context.newAsyncifiedFunction(name, fn).consume((handle) => context.setProp(host, name, handle));
-    }
-    context.setProp(context.global, '__host', host);
-    host.dispose();
-    this.#unwrap('setup', context.evalCode(JS_TRACER_PRELUDE, 'tracer.js')).dispose();
-    this.#hooks = context.getProp(context.global, '__hooks');
-    for (const hook of ['setup', 'step', 'fault', 'enter', 'exit', 'syntheticOp', 'result'] as const) {
-      this.#sync.set(hook, context.getProp(this.#hooks, hook));
-      if (this.#ask('has', hook)) this.#has.add(hook);
-      if (this.#ask('takesDb', hook)) this.#takesDb.add(hook);
-    }
+    this.#sandbox = await openSandbox({
+      code: this.code,
+      config: JSON.stringify(this.config.tracerConfig ?? {}),
+      deadline: this.run.deadline,
+      signal: this.run.signal,
+      host: this.#hostFunctions(),
+      failure: (text, hook) => this.#failure(text, hook),
+    });
     await this.#call('setup');
   }
 
@@ -144,7 +121,7 @@ class JsTracer implements TransactionTracer {
     const transfer = this.#transfers.shift();
     if (transfer === undefined) return;
     this.#transfer = transfer;
-    return then(this.#call('syntheticOp') as void | Promise<void>, () => this.#syntheticOps());
+    return then(this.#call('syntheticOp'), () => this.#syntheticOps());
   }
 
   #exit(result: EVMResult): void | Promise<void> {
@@ -152,170 +129,124 @@ class JsTracer implements TransactionTracer {
     const error = result.execResult.exceptionError?.error;
     const fault =
       error !== undefined && frame.lastStep !== undefined ? this.#fault(frame.lastStep, gethVmError(error)) : undefined;
-    if (frame.message.depth === 0 || !this.#has.has('exit')) return fault;
+    if (frame.message.depth === 0 || !this.#sandbox!.has.has('exit')) return fault;
     const exit = (): void | Promise<void> => {
       this.#frameResult = result;
-      return this.#call('exit') as void | Promise<void>;
+      return this.#call('exit');
     };
     return then(fault, exit);
   }
 
   #fault(step: InterpreterStep, error: string): Promise<void> {
-    this.#step = step;
+    this.#setStep(step);
     this.#stepError = error;
     return Promise.resolve(this.#call('fault')).then(() => {
       this.#stepError = undefined;
     });
   }
 
+  /** The step the next `step` or `fault` call is about, with the fields the sandbox reads at once. */
+  #setStep(step: InterpreterStep): void {
+    this.#step = step;
+    this.#sandbox!.writeStep(
+      {
+        op: step.opcode.code,
+        pc: step.pc,
+        gas: Number(step.gasLeft),
+        cost: Number(step.opcode.dynamicFee ?? BigInt(step.opcode.fee)),
+        depth: step.depth + 1,
+        refund: Number(step.gasRefund),
+        stackLength: step.stack.length,
+        memoryLength: Number(step.memoryWordCount) * 32,
+      },
+      step.opcode.name,
+    );
+  }
+
   /** Calls one of the tracer's hooks, if it has it, with the host state already set. */
-  #call(hook: Hook): unknown {
-    const context = this.#sandbox!.context;
-    if (hook !== 'setup' && !this.#has.has(hook)) return;
-    if (this.#takesDb.has(hook)) {
-      return context.evalCodeAsync(`__hooks.${hook}()`, 'tracer-call.js').then((result) => this.#value(hook, result));
-    }
-    return this.#value(hook, context.callFunction(this.#sync.get(hook)!, context.undefined));
+  #call(hook: Hook): void | Promise<void> {
+    if (hook !== 'setup' && !this.#sandbox!.has.has(hook)) return;
+    return this.#sandbox!.call(hook);
   }
 
-  /** A call's value: read only for `result`, as reading it costs a call into the module at each step. */
-  #value(hook: Hook, result: ReturnType<QuickJSAsyncContext['callFunction']>): unknown {
-    const handle = this.#unwrap(hook, result);
-    const value: unknown = hook === 'result' ? this.#sandbox!.context.dump(handle) : undefined;
-    handle.dispose();
-    return value;
+  /** The error geth gives for a failing tracer, or the time limit's own error when it ran out. */
+  #failure(text: string, hook: Hook): Error {
+    if (this.run.signal.aborted || Date.now() >= this.run.deadline) return this.run.timeoutError();
+    return new InvalidInputError(`${text}    in server-side tracer function '${hook}'`);
   }
 
-  #ask(question: 'has' | 'takesDb', hook: Hook): boolean {
-    const context = this.#sandbox!.context;
-    const fn = context.getProp(this.#hooks!, question);
-    const result = context.newString(hook).consume((name) => context.callFunction(fn, context.undefined, name));
-    fn.dispose();
-    const answer = this.#unwrap('setup', result);
-    const yes = context.dump(answer) === true;
-    answer.dispose();
-    return yes;
-  }
-
-  /** The call's value, or the error geth gives for a failing tracer (the time limit's own error when it ran out). */
-  #unwrap(hook: Hook, result: ReturnType<QuickJSAsyncContext['callFunction']>): QuickJSHandle {
-    if (result.error === undefined) return result.value;
-    const error = this.#sandbox!.context.dump(result.error) as { name?: string; message?: string } | string;
-    result.error.dispose();
-    if (this.run.signal.aborted || Date.now() >= this.run.deadline) throw this.run.timeoutError();
-    const text = typeof error === 'object' && error !== null ? `${error.name}: ${error.message}` : String(error);
-    throw new InvalidInputError(`${text}    in server-side tracer function '${hook}'`);
-  }
-
-  /** The synchronous host functions the prelude's helpers call. */
-  #hostFunctions(
-    context: QuickJSAsyncContext,
-  ): Record<string, (...args: QuickJSHandle[]) => QuickJSHandle | undefined> {
+  /** The host functions the prelude's helpers call beyond the step's fields; words are hex. */
+  #hostFunctions(): HostFunctions {
     const step = (): InterpreterStep => this.#step!;
-    const number = (value: number | bigint): QuickJSHandle => context.newNumber(Number(value));
-    const string = (value: string | undefined): QuickJSHandle =>
-      value === undefined ? context.undefined : context.newString(value);
-    const arg = (handle: QuickJSHandle | undefined): string => context.getString(handle!);
-    const argNumber = (handle: QuickJSHandle | undefined): number => context.getNumber(handle!);
     const memory = (): Uint8Array => step().memory.subarray(0, Number(step().memoryWordCount) * 32);
+    const { state } = this.subject;
+    const account = (address: string) => state.getAccount(createAddressFromString(address));
     return {
-      code: () => string(this.code),
-      config: () => string(JSON.stringify(this.config.tracerConfig ?? {})),
-      op: () => number(step().opcode.code),
-      opName: () => string(step().opcode.name),
-      pc: () => number(step().pc),
-      gas: () => number(step().gasLeft),
-      cost: () => number(step().opcode.dynamicFee ?? BigInt(step().opcode.fee)),
-      depth: () => number(step().depth + 1),
-      refund: () => number(step().gasRefund),
-      error: () => string(this.#stepError),
-      stackLength: () => number(step().stack.length),
-      stackPeek: (index) => {
+      error: () => this.#stepError,
+      stackPeek: (index: number) => {
         const { stack } = step();
-        const value = stack[stack.length - 1 - argNumber(index)];
+        const value = stack[stack.length - 1 - index];
         if (value === undefined) throw new RangeError(`tracer accessed out of bound stack: size ${stack.length}`);
-        return context.newBigInt(value);
+        return `0x${value.toString(16)}`;
       },
-      memoryLength: () => number(memory().length),
-      memorySlice: (start, end) => string(bytesToHex(memorySlice(memory(), argNumber(start), argNumber(end)))),
-      memoryWord: (offset) => {
-        const at = argNumber(offset);
-        return context.newBigInt(BigInt(bytesToHex(memorySlice(memory(), at, at + 32))));
-      },
-      contract: (field) => {
+      memorySlice: (start: number, end: number) => bytesToHex(memorySlice(memory(), start, end)),
+      memoryWord: (offset: number) => bytesToHex(memorySlice(memory(), offset, offset + 32)),
+      contract: (field: number) => {
         const { message } = this.#frames.at(-1)!;
-        return string(
-          [
-            () => message.caller.toString(),
-            () => step().address.toString(),
-            () => message.value.toString(),
-            () => bytesToHex(message.data),
-          ][argNumber(field)]!(),
-        );
+        return [
+          () => message.caller.toString(),
+          () => step().address.toString(),
+          () => message.value.toString(),
+          () => bytesToHex(message.data),
+        ][field]!();
       },
-      frame: (field) => {
+      frame: (field: number) => {
         const { message, type } = this.#frame!;
         const inCallerContext = type === 'DELEGATECALL' || type === 'CALLCODE';
-        return string(
-          [
-            () => type,
-            () => (inCallerContext ? message.to! : message.caller).toString(),
-            () => (message.to === undefined ? '0x' : message.codeAddress.toString()),
-            () => bytesToHex(message.data),
-            () => message.gasLimit.toString(),
-            () => (type === 'STATICCALL' ? undefined : message.value.toString()),
-          ][argNumber(field)]!(),
-        );
+        return [
+          () => type,
+          () => (inCallerContext ? message.to! : message.caller).toString(),
+          () => (message.to === undefined ? '0x' : message.codeAddress.toString()),
+          () => bytesToHex(message.data),
+          () => message.gasLimit.toString(),
+          () => (type === 'STATICCALL' ? undefined : message.value.toString()),
+        ][field]!();
       },
-      frameResult: (field) => {
+      frameResult: (field: number) => {
         const { execResult } = this.#frameResult!;
         const error = execResult.exceptionError?.error;
-        return string(
-          [
-            () => execResult.executionGasUsed.toString(),
-            () => bytesToHex(execResult.returnValue),
-            () => (error === undefined ? undefined : gethVmError(error)),
-          ][argNumber(field)]!(),
-        );
+        return [
+          () => execResult.executionGasUsed.toString(),
+          () => bytesToHex(execResult.returnValue),
+          () => (error === undefined ? undefined : gethVmError(error)),
+        ][field]!();
       },
-      context: () => string(JSON.stringify(this.#ctx())),
+      context: () => JSON.stringify(this.#ctx()),
       syntheticOp: () => {
         const { from, to, amount, denom } = this.#transfer!;
-        return string(JSON.stringify({ from, to, amount: amount.toString(), denom }));
+        return JSON.stringify({ from, to, amount: amount.toString(), denom });
       },
-      toContract: (from, nonce) =>
-        string(createContractAddress(createAddressFromString(arg(from)), BigInt(argNumber(nonce))).toString()),
-      toContract2: (from, salt, initCode) =>
-        string(
-          createContractAddress2(
-            createAddressFromString(arg(from)),
-            hexToBytes(arg(salt) as PrefixedHexString),
-            hexToBytes(arg(initCode) as PrefixedHexString),
-          ).toString(),
-        ),
-      isPrecompiled: (address) => {
-        const hex = arg(address);
-        const value = BigInt(hex);
-        return (value >= 1n && value <= LAST_EVM_PRECOMPILE) || this.#precompiles.has(hex)
-          ? context.true
-          : context.false;
+      toContract: (from: string, nonce: number) =>
+        createContractAddress(createAddressFromString(from), BigInt(nonce)).toString(),
+      toContract2: (from: string, salt: string, initCode: string) =>
+        createContractAddress2(
+          createAddressFromString(from),
+          hexToBytes(salt as PrefixedHexString),
+          hexToBytes(initCode as PrefixedHexString),
+        ).toString(),
+      isPrecompiled: (address: string) => {
+        const value = BigInt(address);
+        return (value >= 1n && value <= LAST_EVM_PRECOMPILE) || this.#precompiles.has(address);
       },
-    };
-  }
-
-  /** `db`'s reads, on the state as the transaction runs. */
-  #stateReads(context: QuickJSAsyncContext): Record<string, (...args: QuickJSHandle[]) => Promise<QuickJSHandle>> {
-    const { state } = this.subject;
-    const address = (handle: QuickJSHandle | undefined) => createAddressFromString(context.getString(handle!));
-    return {
-      getBalance: async (of) => context.newString(((await state.getAccount(address(of)))?.balance ?? 0n).toString()),
-      getNonce: async (of) => context.newNumber(Number((await state.getAccount(address(of)))?.nonce ?? 0n)),
-      getCode: async (of) => context.newString(bytesToHex(await state.getCode(address(of)))),
-      getState: async (of, slot) => {
-        const value = await state.getStorage(address(of), hexToBytes(context.getString(slot) as PrefixedHexString));
-        return context.newString(bytesToHex(setLengthLeft(value, 32)));
+      // `db`'s reads, on the state as the transaction runs.
+      getBalance: async (of: string) => ((await account(of))?.balance ?? 0n).toString(),
+      getNonce: async (of: string) => Number((await account(of))?.nonce ?? 0n),
+      getCode: async (of: string) => bytesToHex(await state.getCode(createAddressFromString(of))),
+      getState: async (of: string, slot: string) => {
+        const value = await state.getStorage(createAddressFromString(of), hexToBytes(slot as PrefixedHexString));
+        return bytesToHex(setLengthLeft(value, 32));
       },
-      exists: async (of) => ((await state.getAccount(address(of))) === undefined ? context.false : context.true),
+      exists: async (of: string) => (await account(of)) !== undefined,
     };
   }
 

@@ -1,0 +1,178 @@
+/**
+ * A JS tracer's sandbox thread: QuickJS's WebAssembly build, one tracer's context at a time,
+ * driven by the node's thread through a {@link Channel}. A script that computes for long holds
+ * this thread, not the node's; the host functions it calls block here while the node answers.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import {
+  newQuickJSWASMModule,
+  newVariant,
+  RELEASE_SYNC,
+  type QuickJSContext,
+  type QuickJSHandle,
+} from 'quickjs-emscripten';
+import { JS_TRACER_PRELUDE } from './js-prelude.js';
+import {
+  Channel,
+  Command,
+  HOOKS,
+  HOST_CALLS,
+  State,
+  STEP_FIELDS,
+  type HostValue,
+  type OpenRequest,
+  type SharedChannel,
+} from './js-sandbox-channel.js';
+
+export interface SandboxThreadData {
+  readonly channel: SharedChannel;
+  /** QuickJS's build, compiled once by the node's thread. */
+  readonly wasmModule: WebAssembly.Module;
+}
+
+/** The native stack a tracer's calls may use: deep recursion fails as a JS error, not a crash. */
+const STACK_LIMIT = 1024 * 1024;
+const WASM_PAGE = 64 * 1024;
+/** The memory the WebAssembly build starts with (emscripten's default, which its memory import requires). */
+const INITIAL_BYTES = 16 * 1024 * 1024;
+/**
+ * The thread's whole WebAssembly memory, the bound on all a tracer allocates: objects, typed
+ * arrays, the allocator's fragmentation and QuickJS's own structures. An allocation past it fails
+ * as QuickJS's out-of-memory error. QuickJS's own memory limit cannot be that bound: in this build
+ * it counts a few bytes per allocation, whatever its size.
+ */
+const MAXIMUM_BYTES = 96 * 1024 * 1024;
+
+/** The context of the tracer being run, with its hooks. */
+interface OpenTracer {
+  readonly context: QuickJSContext;
+  readonly hooks: QuickJSHandle[];
+}
+
+const { channel: shared, wasmModule } = workerData as SandboxThreadData;
+const channel = new Channel(shared);
+const memory = new WebAssembly.Memory({ initial: INITIAL_BYTES / WASM_PAGE, maximum: MAXIMUM_BYTES / WASM_PAGE });
+const quickJs = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmModule, wasmMemory: memory }));
+const runtime = quickJs.newRuntime();
+runtime.setMaxStackSize(STACK_LIMIT);
+let deadline = 0;
+runtime.setInterruptHandler(() => channel.aborted || Date.now() >= deadline);
+let tracer: OpenTracer | undefined;
+
+/** Calls the node's host function `index` with `args` and waits for its answer. */
+function hostCall(context: QuickJSContext, index: number, args: QuickJSHandle[]): QuickJSHandle | undefined {
+  channel.post(State.HostCall, index, JSON.stringify(args.map((arg) => context.dump(arg) as unknown)));
+  channel.waitWhile(State.HostCall);
+  const text = channel.read();
+  if (channel.code === 1) {
+    const { name, message } = JSON.parse(text) as { name: string; message: string };
+    throw Object.assign(new Error(message), { name });
+  }
+  return handleOf(context, text === '' ? undefined : (JSON.parse(text) as HostValue));
+}
+
+function handleOf(context: QuickJSContext, value: HostValue): QuickJSHandle | undefined {
+  switch (typeof value) {
+    case 'string':
+      return context.newString(value);
+    case 'number':
+      return context.newNumber(value);
+    case 'boolean':
+      return value ? context.true : context.false;
+    default:
+      return undefined;
+  }
+}
+
+/** `__host`: the step's fields and the tracer's code and config from here, the rest from the node. */
+function defineHost(context: QuickJSContext, request: OpenRequest): void {
+  const host = context.newObject();
+  const define = (name: string, fn: (...args: QuickJSHandle[]) => QuickJSHandle | undefined): void =>
+    context.newFunction(name, fn).consume((handle) => context.setProp(host, name, handle));
+  define('code', () => context.newString(request.code));
+  define('config', () => context.newString(request.config));
+  define('opName', () => context.newString(channel.opName));
+  STEP_FIELDS.forEach((field, index) => define(field, () => context.newNumber(channel.stepField(index))));
+  HOST_CALLS.forEach((name, index) => define(name, (...args) => hostCall(context, index, args)));
+  context.setProp(context.global, '__host', host);
+  host.dispose();
+}
+
+/** A script's error as geth words it: `name: message`. */
+function errorText(context: QuickJSContext, error: QuickJSHandle): string {
+  const value = context.dump(error) as { name?: string; message?: string } | string;
+  error.dispose();
+  return typeof value === 'object' && value !== null ? `${value.name}: ${value.message}` : String(value);
+}
+
+function unwrap(context: QuickJSContext, result: ReturnType<QuickJSContext['evalCode']>): QuickJSHandle {
+  if (result.error !== undefined) throw new ScriptError(errorText(context, result.error));
+  return result.value;
+}
+
+class ScriptError extends Error {}
+
+/** Opens the tracer's context: the answer lists the optional hooks the tracer has. */
+function open(request: OpenRequest): string {
+  deadline = request.deadline;
+  const context = runtime.newContext();
+  tracer = { context, hooks: [] };
+  defineHost(context, request);
+  unwrap(context, context.evalCode(JS_TRACER_PRELUDE, 'tracer.js')).dispose();
+  const hooks = context.getProp(context.global, '__hooks');
+  tracer.hooks.push(...HOOKS.map((hook) => context.getProp(hooks, hook)));
+  const has = context.getProp(hooks, 'has');
+  hooks.dispose();
+  const present = HOOKS.filter((hook) => {
+    const answer = unwrap(
+      context,
+      context.newString(hook).consume((name) => context.callFunction(has, context.undefined, name)),
+    );
+    const yes = context.dump(answer) === true;
+    answer.dispose();
+    return yes;
+  });
+  has.dispose();
+  return JSON.stringify(present);
+}
+
+/** Calls hook `index`: `result`'s answer is the tracer's result as JSON. */
+function call(index: number): string | undefined {
+  const { context, hooks } = tracer!;
+  const value = unwrap(context, context.callFunction(hooks[index]!, context.undefined));
+  const answer = HOOKS[index] === 'result' ? (context.dump(value) as string) : undefined;
+  value.dispose();
+  return answer;
+}
+
+/** Disposes of the tracer's context: the answer's code is 1 when the thread should be dropped. */
+function close(): number {
+  if (tracer !== undefined) {
+    for (const hook of tracer.hooks) hook.dispose();
+    tracer.context.dispose();
+    tracer = undefined;
+  }
+  return memory.buffer.byteLength > INITIAL_BYTES || channel.grown ? 1 : 0;
+}
+
+/** Does `command` and posts its outcome: the state posted. */
+function serve(command: number): number {
+  try {
+    if (command === Command.Open) channel.post(State.Done, 0, open(JSON.parse(channel.read()) as OpenRequest));
+    else if (command === Command.Close) channel.post(State.Done, close());
+    else channel.post(State.Done, 0, call(command));
+    return State.Done;
+  } catch (error) {
+    const text = error instanceof ScriptError ? error.message : String(error);
+    channel.post(State.Failed, 0, text);
+    return State.Failed;
+  }
+}
+
+// Read before the node hears that the thread is ready: its first command may follow at once.
+let posted = channel.state;
+parentPort!.postMessage('ready');
+for (;;) {
+  channel.waitWhile(posted);
+  posted = serve(channel.code);
+}
