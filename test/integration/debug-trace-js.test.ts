@@ -279,6 +279,26 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
     });
   });
 
+  it('terminates the thread of a script that does not stop at its timeout, and the node keeps serving', async () => {
+    // QuickJS checks for interrupts every 10,000 calls or loop turns: each turn here takes about 100 ms.
+    const STUBBORN = `{
+      step() { const numbers = []; for (let i = 0; i < 1e6; i++) numbers.push(i); for (;;) JSON.stringify(numbers); },
+      fault() {}, result() {}
+    }`;
+    const started = Date.now();
+    const answer = await rpc(node.url, 'debug_traceTransaction', [
+      hashes.erc20,
+      { tracer: STUBBORN, timeout: '500ms' },
+    ]);
+    expect(answer.error).to.deep.equal({
+      code: -32000,
+      message: 'execution timeout: the trace took longer than 500ms',
+    });
+    // Answered once the thread was terminated, a second past the timeout, not when the script would have stopped.
+    expect(Date.now() - started).to.be.below(10_000);
+    expect(await traced(node.url, hashes.erc20!, OPCODE_COUNTER)).to.have.property('SSTORE', 2);
+  });
+
   it('stops a 1 GB allocation at the memory limit, and the node keeps serving', async () => {
     const answer = await rpc(node.url, 'debug_traceTransaction', [
       hashes.erc20,
