@@ -73,6 +73,23 @@ describe('WebSocket transport', () => {
     second.close();
   });
 
+  it("aborts the signal of a connection's calls still running when it closes", async () => {
+    const client = await WsClient.connect(node.wsUrl);
+    const eventsBefore = fixtureEvents.length;
+    void client.call('fixture_untilAborted', [], 1).catch(() => undefined);
+    void client.call('fixture_untilAborted', [], 2).catch(() => undefined);
+    // Both calls are running once a later call on the connection is answered.
+    expect((await client.call('eth_chainId', [], 3)).result).to.equal('0xae3f2');
+    expect(fixtureEvents.slice(eventsBefore)).to.deep.equal([]);
+    client.close();
+    await client.closed;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(fixtureEvents.slice(eventsBefore)).to.deep.equal([
+      'aborted:the client closed its connection',
+      'aborted:the client closed its connection',
+    ]);
+  });
+
   it('refuses WebSocket-only methods over HTTP with "notifications not supported"', async () => {
     expect((await rpc(node.url, 'fixture_subscribe')).error).to.deep.equal({
       code: -32601,

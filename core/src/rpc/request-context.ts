@@ -41,8 +41,8 @@ export interface RequestContext {
    */
   readonly origin: string | undefined;
   /**
-   * Aborted when the request's deadline (`write_timeout` - 100 ms) passes, or when its HTTP client
-   * closes the connection before the answer.
+   * Aborted when the request's deadline (`write_timeout` - 100 ms) passes, or when its client
+   * closes the connection (HTTP or WebSocket) before the answer.
    */
   readonly signal: AbortSignal;
   /**

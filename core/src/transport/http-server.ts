@@ -42,7 +42,7 @@ function resumeReading(socket: HttpSocket): void {
 
 const BAD_TARGET_TEXT = 'malformed request target\n';
 /** Why a call stops whose client closed its connection: answered to nobody. */
-const CLIENT_GONE = new ResourceUnavailableError('the client closed its connection');
+export const CLIENT_GONE = new ResourceUnavailableError('the client closed its connection');
 const BAD_TARGET = ['Content-Type', 'text/plain; charset=utf-8', 'Connection', 'close'];
 
 /**

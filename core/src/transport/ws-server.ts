@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { inject, injectable } from '../di/decorators.js';
 import { WebSocketServer, type RawData, type VerifyClientCallbackAsync, type WebSocket } from 'ws';
 import { MAX_IN_FLIGHT_PER_CONNECTION } from './connection-limits.js';
-import { httpServerOptions, limitConnections } from './http-server.js';
+import { CLIENT_GONE, httpServerOptions, limitConnections } from './http-server.js';
 import { WsConnection } from './ws-connection.js';
 import { hostCheck, INVALID_HOST } from './virtual-hosts.js';
 import type { CoreConfig } from '../config/core-schema.js';
@@ -84,20 +84,29 @@ export class WsTransport {
   /** `origin` is the upgrade request's: every message of the connection comes from that page. */
   #accept(socket: WebSocket, origin: string | undefined): void {
     const connection = new WsConnection(`ws-${++this.#nextConnectionId}`, socket);
+    const running = new Set<RpcRequest>();
     let inFlight = 0;
     socket.on('message', (data) => {
       if (++inFlight === MAX_IN_FLIGHT_PER_CONNECTION) socket.pause();
-      void this.#serve(connection, origin, data).finally(() => {
+      void this.#serve(connection, origin, data, running).finally(() => {
         if (inFlight-- === MAX_IN_FLIGHT_PER_CONNECTION) socket.resume();
       });
     });
     socket.on('error', (error) => this.logger.debug({ err: error, connection: connection.id }, 'WebSocket error'));
     socket.on('close', () => {
       connection.closed();
+      // Calls still running stop where they can, as over HTTP: their answers would go nowhere.
+      for (const request of running) request.abort(CLIENT_GONE);
     });
   }
 
-  async #serve(connection: WsConnection, origin: string | undefined, data: RawData): Promise<void> {
+  /** Answers one message; its request is in `running` while its calls run. */
+  async #serve(
+    connection: WsConnection,
+    origin: string | undefined,
+    data: RawData,
+    running: Set<RpcRequest>,
+  ): Promise<void> {
     const text = Array.isArray(data)
       ? Buffer.concat(data).toString('utf8')
       : Buffer.from(data as ArrayBuffer).toString('utf8');
@@ -110,7 +119,12 @@ export class WsTransport {
     }
     const requestId = `${connection.id}-${++this.#nextMessageId}`;
     const request = new RpcRequest('ws', requestId, connection, connection.id, origin);
-    const answer = await this.dispatcher.dispatch(body, text, request);
-    if (answer !== undefined) connection.send(answer);
+    running.add(request);
+    try {
+      const answer = await this.dispatcher.dispatch(body, text, request);
+      if (answer !== undefined) connection.send(answer);
+    } finally {
+      running.delete(request);
+    }
   }
 }

@@ -64,6 +64,18 @@ const setup: PluginSetup = ({ rpc }) => {
       },
     }),
     defineMethod({ name: 'fixture_big', params: [], handler: () => 'x'.repeat(4096) }),
+    defineMethod({
+      name: 'fixture_untilAborted',
+      params: [],
+      // Waits for the request's signal, and records why it was aborted.
+      handler: (_params, { signal }) =>
+        new Promise((resolve) => {
+          signal.addEventListener('abort', () => {
+            fixtureEvents.push(`aborted:${(signal.reason as Error).message}`);
+            resolve('aborted');
+          });
+        }),
+    }),
   ]);
 };
 
