@@ -66,10 +66,10 @@ export interface Sandbox {
   /** Calls `result`: the tracer's result as JSON. */
   result(): Promise<string>;
   /**
-   * Disposes of the context. With `reuse`, the thread serves a later trace, unless its memory
-   * grew; otherwise it is terminated, and with it all the tracer left in it.
+   * Disposes of the context. A thread between calls then serves a later trace, unless its memory
+   * grew; one still in a call is terminated, and with it all the tracer left in it.
    */
-  close(reuse: boolean): void;
+  close(): void;
 }
 
 /** A sandbox thread and the channel to it. */
@@ -136,7 +136,7 @@ export async function openSandbox(options: SandboxOptions): Promise<Sandbox> {
   try {
     await sandbox.open();
   } catch (error) {
-    sandbox.close(false);
+    sandbox.close();
     throw error;
   }
   return sandbox;
@@ -183,13 +183,15 @@ class ThreadSandbox implements Sandbox {
     return this.#channel.read();
   }
 
-  close(reuse: boolean): void {
+  close(): void {
     this.options.signal.removeEventListener('abort', this.#abort);
     if (this.thread.gone) return;
-    if (reuse) {
+    // A script's error or interrupt leaves its thread between calls too, ready for another trace.
+    const state = this.#channel.state;
+    if ((state === State.Done || state === State.Failed) && idle.length < MAX_IDLE_THREADS) {
       this.#channel.post(State.Command, Command.Close);
       const answer = this.#channel.waitWhile(State.Command, performance.now() + CLOSE_WAIT_MS);
-      if (answer === State.Done && this.#channel.code === 0 && idle.length < MAX_IDLE_THREADS) {
+      if (answer === State.Done && this.#channel.code === 0) {
         idle.push(this.thread);
         return;
       }

@@ -44,8 +44,6 @@ export const jsTracer =
 
 class JsTracer implements TransactionTracer {
   #sandbox: Sandbox | undefined;
-  /** Set once `result` has run: a trace that ended before may have left its sandbox mid-call. */
-  #finished = false;
   readonly #frames: OpenFrame[] = [];
   /** What the host functions read: the step, frame, result or transfer the current call is about. */
   #step: InterpreterStep | undefined;
@@ -91,7 +89,6 @@ class JsTracer implements TransactionTracer {
       await this.#syntheticOps();
       this.#outcome = outcome;
       this.#result = JSON.parse(await this.#sandbox!.result());
-      this.#finished = true;
     },
   };
 
@@ -100,7 +97,7 @@ class JsTracer implements TransactionTracer {
   }
 
   dispose(): void {
-    this.#sandbox?.close(this.#finished);
+    this.#sandbox?.close();
     this.#sandbox = undefined;
   }
 
