@@ -162,6 +162,14 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
     expect(await traced(node.url, hashes.erc20!, OPCODE_COUNTER)).to.deep.equal(listed);
   });
 
+  it("gives a block's trace one JS tracer result per transaction, as its transaction's trace", async () => {
+    const receipt = await waitForReceipt(node.url, hashes.erc20!);
+    const answer = await rpc(node.url, 'debug_traceBlockByNumber', [receipt.blockNumber, { tracer: OPCODE_COUNTER }]);
+    expect(answer.result).to.deep.equal([
+      { txHash: hashes.erc20, result: await traced(node.url, hashes.erc20!, OPCODE_COUNTER) },
+    ]);
+  });
+
   it('gives the log, db and ctx helpers as anvil does', async () => {
     const [ours, theirs] = await both('erc20', HELPER_READER);
     expect(ours).to.deep.equal(theirs);

@@ -136,6 +136,11 @@ export class Channel {
     return this.#view().toString('utf8', 0, Atomics.load(this.#control, LENGTH));
   }
 
+  /** A copy of the message posted with the current state, as UTF-8 bytes. */
+  readBytes(): Buffer {
+    return Buffer.from(this.#view().subarray(0, Atomics.load(this.#control, LENGTH)));
+  }
+
   /** Whether a large message grew the payload memory, which stays grown. */
   get grown(): boolean {
     return this.#payload.byteLength > INITIAL_PAYLOAD_BYTES;

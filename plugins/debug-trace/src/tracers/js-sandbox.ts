@@ -63,8 +63,8 @@ export interface Sandbox {
    * node's thread serves other work meanwhile.
    */
   call(hook: Hook): undefined | Promise<undefined>;
-  /** Calls `result`: the tracer's result as JSON. */
-  result(): Promise<string>;
+  /** Calls `result`: the tracer's result as JSON, in UTF-8. */
+  result(): Promise<Buffer>;
   /**
    * Disposes of the context. A thread between calls then serves a later trace, unless its memory
    * grew; one still in a call is terminated, and with it all the tracer left in it.
@@ -178,9 +178,9 @@ class ThreadSandbox implements Sandbox {
     return this.#serve(State.Command);
   }
 
-  async result(): Promise<string> {
+  async result(): Promise<Buffer> {
     await this.call('result');
-    return this.#channel.read();
+    return this.#channel.readBytes();
   }
 
   close(): void {

@@ -11,6 +11,7 @@ import {
 import {
   gethVmError,
   InvalidInputError,
+  RawJson,
   type EvmTracer,
   type NativeTransfer,
   type TraceOutcome,
@@ -54,7 +55,7 @@ class JsTracer implements TransactionTracer {
   /** Transfers `syntheticOp` is yet to hear of. */
   readonly #transfers: NativeTransfer[] = [];
   #outcome: TraceOutcome | undefined;
-  #result: unknown;
+  #result: RawJson | undefined;
   readonly #precompiles = new Set<string>();
 
   constructor(
@@ -88,7 +89,8 @@ class JsTracer implements TransactionTracer {
     finish: async (outcome) => {
       await this.#syntheticOps();
       this.#outcome = outcome;
-      this.#result = JSON.parse(await this.#sandbox!.result());
+      // Served as the script wrote it: a result of megabytes is neither parsed nor serialised again here.
+      this.#result = new RawJson(await this.#sandbox!.result());
     },
   };
 
