@@ -69,6 +69,7 @@ export type HostValue = string | number | boolean | undefined;
 export const STEP_FIELDS = ['op', 'pc', 'gas', 'cost', 'depth', 'refund', 'stackLength', 'memoryLength'] as const;
 export type StepField = (typeof STEP_FIELDS)[number];
 
+// The control memory: Int32 slots, then the step's fields as Float64s, then the opcode's name.
 const STATE = 0;
 const CODE = 1;
 const LENGTH = 2;
@@ -81,7 +82,7 @@ const CONTROL_BYTES = OP_NAME_OFFSET + OP_NAME_BYTES;
 
 const INITIAL_PAYLOAD_BYTES = 64 * 1024;
 /** The largest message: a tracer's result or a memory slice. The sandbox's memory could not hold more. */
-export const MAXIMUM_PAYLOAD_BYTES = 96 * 1024 * 1024;
+const MAXIMUM_PAYLOAD_BYTES = 96 * 1024 * 1024;
 
 /** How long a side spins on the other's answer before it sleeps: past it, the other is busy for long. */
 const SPIN_MS = 0.05;
