@@ -170,6 +170,18 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
     ]);
   });
 
+  it('gives a result of megabytes, and text beyond ASCII, exactly as the script built them', async () => {
+    const BIG = `{
+      step() {}, fault() {},
+      result(ctx) { return { text: 'é€😀'.repeat(200000), input: toHex(ctx.input), words: Array.from({ length: 3 }, (_, i) => i) }; }
+    }`;
+    const result = await traced(node.url, hashes.erc20!, BIG);
+    expect(result.text).to.equal('é€😀'.repeat(200000));
+    expect(Buffer.byteLength(result.text)).to.equal(9 * 200000);
+    expect(result.input).to.equal(tokenAbi.encodeFunctionData('transfer', [recipient, 10n]));
+    expect(result.words).to.deep.equal([0, 1, 2]);
+  });
+
   it('gives the log, db and ctx helpers as anvil does', async () => {
     const [ours, theirs] = await both('erc20', HELPER_READER);
     expect(ours).to.deep.equal(theirs);
