@@ -98,6 +98,9 @@ function defineHost(context: QuickJSContext, request: OpenRequest): void {
   host.dispose();
 }
 
+/** A script's own error, as its text; any other failure is the thread's. */
+class ScriptError extends Error {}
+
 /** A script's error as geth words it: `name: message`. */
 function errorText(context: QuickJSContext, error: QuickJSHandle): string {
   const value = context.dump(error) as { name?: string; message?: string } | string;
@@ -109,8 +112,6 @@ function unwrap(context: QuickJSContext, result: ReturnType<QuickJSContext['eval
   if (result.error !== undefined) throw new ScriptError(errorText(context, result.error));
   return result.value;
 }
-
-class ScriptError extends Error {}
 
 /** Opens the tracer's context: the answer lists the optional hooks the tracer has. */
 function open(request: OpenRequest): string {
