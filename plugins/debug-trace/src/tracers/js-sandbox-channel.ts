@@ -162,9 +162,9 @@ export class Channel {
     return state;
   }
 
-  /** Waits for the other side to answer `posted` without holding the thread. */
-  async waitWhileAsync(posted: number): Promise<number> {
-    const waiting = Atomics.waitAsync(this.#control, STATE, posted);
+  /** Waits for the other side to answer `posted` without holding the thread, for `timeoutMs` at most. */
+  async waitWhileAsync(posted: number, timeoutMs?: number): Promise<number> {
+    const waiting = Atomics.waitAsync(this.#control, STATE, posted, timeoutMs);
     if (waiting.async) await waiting.value;
     return this.state;
   }

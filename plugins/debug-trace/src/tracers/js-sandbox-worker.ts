@@ -146,14 +146,18 @@ function call(index: number): string | undefined {
   return answer;
 }
 
-/** Disposes of the tracer's context: the answer's code is 1 when the thread should be dropped. */
+/**
+ * Disposes of the tracer's context: the answer's code is 1 when the thread should be dropped
+ * instead, because its memory grew; its context then goes with it.
+ */
 function close(): number {
+  if (memory.buffer.byteLength > INITIAL_BYTES || channel.grown) return 1;
   if (tracer !== undefined) {
     for (const hook of tracer.hooks) hook.dispose();
     tracer.context.dispose();
     tracer = undefined;
   }
-  return memory.buffer.byteLength > INITIAL_BYTES || channel.grown ? 1 : 0;
+  return 0;
 }
 
 /** Does `command` and posts its outcome: the state posted. */

@@ -33,7 +33,7 @@ const SYNC_WAIT_MS = 1;
 /** How long past its deadline a script may take to stop before its thread is terminated. */
 const STOP_GRACE_MS = 1000;
 /** How long closing a context may take before the thread is dropped instead. */
-const CLOSE_WAIT_MS = 50;
+const CLOSE_WAIT_MS = 1000;
 /** A call's failure when its thread ended first: terminated past its deadline, or out of heap. */
 const THREAD_STOPPED = 'Error: the sandbox thread has stopped';
 
@@ -188,15 +188,16 @@ class ThreadSandbox implements Sandbox {
     if (this.thread.gone) return;
     // A script's error or interrupt leaves its thread between calls too, ready for another trace.
     const state = this.#channel.state;
-    if ((state === State.Done || state === State.Failed) && idle.length < MAX_IDLE_THREADS) {
-      this.#channel.post(State.Command, Command.Close);
-      const answer = this.#channel.waitWhile(State.Command, performance.now() + CLOSE_WAIT_MS);
-      if (answer === State.Done && this.#channel.code === 0) {
-        idle.push(this.thread);
-        return;
-      }
+    if ((state !== State.Done && state !== State.Failed) || idle.length >= MAX_IDLE_THREADS) {
+      this.thread.stop();
+      return;
     }
-    this.thread.stop();
+    this.#channel.post(State.Command, Command.Close);
+    // Disposing of a context of many objects takes a while: the node's thread does not wait for it.
+    void this.#channel.waitWhileAsync(State.Command, CLOSE_WAIT_MS).then((answer) => {
+      if (answer === State.Done && this.#channel.code === 0 && idle.length < MAX_IDLE_THREADS) idle.push(this.thread);
+      else this.thread.stop();
+    });
   }
 
   /**
