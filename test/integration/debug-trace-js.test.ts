@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { getCreateAddress, hexlify, Interface } from 'ethers';
+import { getCreate2Address, getCreateAddress, hexlify, Interface, keccak256, zeroPadValue } from 'ethers';
 import { pointerAddressOf } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { mineOnBoth, startAnvil, type AnvilPeer } from '../support/anvil-peer.js';
@@ -46,6 +46,7 @@ const HELPER_READER = `{
       nonce: db.getNonce(ctx.from), code: db.getCode(ctx.to).length, exists: db.exists(ctx.to),
       tokenBalance: db.getBalance(ctx.to).toString(),
       contract: toHex(toContract(ctx.from, 7)), precompile: isPrecompiled(toAddress('0x01')),
+      contract2: toHex(toContract2(ctx.from, '0x07', ctx.input)),
       notPrecompile: isPrecompiled(ctx.to), sliced: toHex(slice(ctx.input, 0, 4)),
     };
   }
@@ -192,6 +193,8 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
       'SSTORE',
     ]);
     expect(ours.contract).to.equal(lower(getCreateAddress({ from, nonce: 7 })));
+    const input = tokenAbi.encodeFunctionData('transfer', [recipient, 10n]);
+    expect(ours.contract2).to.equal(lower(getCreate2Address(from, zeroPadValue('0x07', 32), keccak256(input))));
   });
 
   it('runs JS tracers of concurrent traces side by side, each in a sandbox of its own', async () => {
@@ -267,6 +270,40 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
     expect(await traced(node.url, hash, TRANSFER_RECORDER)).to.deep.equal([
       { type: 'transfer', from: lower(payer.address), to, amount: '5', denom: 'utest', senderExists: true },
     ]);
+  });
+
+  it("bounds a tracer's reads of memory and stack as geth does, a slice's zeros at 1 MiB", async () => {
+    // geth's own test contract: PUSH1 0xff, PUSH1 0, MSTORE8, STOP; memory is one word at the STOP.
+    const at = '0x00000000000000000000000000000000000000aa';
+    const atStop = async (read: string) => {
+      const tracer = `{ step(log) { if (log.op.toString() === 'STOP') this.read = ${read}; }, fault() {}, result() { return this.read; } }`;
+      const config = { tracer, stateOverrides: { [at]: { code: '0x60ff60005300' } } };
+      return rpc(node.url, 'debug_traceCall', [{ to: at }, 'latest', config]);
+    };
+    const failure = (message: string) => ({
+      code: -32000,
+      message: `${message}    in server-side tracer function 'step'`,
+    });
+    expect((await atStop('log.memory.slice(0, 2)')).result).to.deep.equal({ 0: 255, 1: 0 });
+    // The largest slice allowed: 1 MiB of zeros past the word of memory.
+    expect((await atStop('log.memory.slice(5, 1024 * 1024 + 32).length')).result).to.equal(1024 * 1024 + 27);
+    expect((await atStop('log.memory.slice(5, 1025 * 1024)')).error).to.deep.equal(
+      failure('RangeError: reached limit for padding memory slice: 1049568'),
+    );
+    // Refused before the node's thread builds a slice of half a gigabyte.
+    expect((await atStop('log.memory.slice(0, 5e8)')).error).to.deep.equal(
+      failure('RangeError: reached limit for padding memory slice: 499999968'),
+    );
+    expect((await atStop('log.memory.slice(-1, 2)')).error).to.deep.equal(
+      failure('RangeError: tracer accessed out of bound memory: offset -1, end 2'),
+    );
+    expect((await atStop('log.memory.getUint(0).toString(16)')).result).to.equal(`ff${'0'.repeat(62)}`);
+    expect((await atStop('log.memory.getUint(1)')).error).to.deep.equal(
+      failure('RangeError: tracer accessed out of bound memory: available 32, offset 1, size 32'),
+    );
+    expect((await atStop('log.stack.peek(-1)')).error).to.deep.equal(
+      failure('RangeError: tracer accessed out of bound stack: size 0, index -1'),
+    );
   });
 
   it('stops an endless loop at the timeout, and the node keeps serving', async () => {

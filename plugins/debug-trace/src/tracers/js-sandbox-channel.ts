@@ -51,8 +51,6 @@ export const HOST_CALLS = [
   'frameResult',
   'context',
   'syntheticOp',
-  'toContract',
-  'toContract2',
   'isPrecompiled',
   'getBalance',
   'getNonce',

@@ -5,6 +5,13 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import {
+  createAddressFromString,
+  createContractAddress,
+  createContractAddress2,
+  hexToBytes,
+  type PrefixedHexString,
+} from '@ethereumjs/util';
+import {
   newQuickJSWASMModule,
   newVariant,
   RELEASE_SYNC,
@@ -94,6 +101,24 @@ function defineHost(context: QuickJSContext, request: OpenRequest): void {
   define('opName', () => context.newString(channel.opName));
   STEP_FIELDS.forEach((field, index) => define(field, () => context.newNumber(channel.stepField(index))));
   HOST_CALLS.forEach((name, index) => define(name, (...args) => hostCall(context, index, args)));
+  // Pure, and their input the script's own (an initcode of megabytes): computed here, off the node's thread.
+  define('toContract', (from, nonce) =>
+    context.newString(
+      createContractAddress(
+        createAddressFromString(context.getString(from)),
+        BigInt(context.getNumber(nonce)),
+      ).toString(),
+    ),
+  );
+  define('toContract2', (from, salt, initCode) =>
+    context.newString(
+      createContractAddress2(
+        createAddressFromString(context.getString(from)),
+        hexToBytes(context.getString(salt) as PrefixedHexString),
+        hexToBytes(context.getString(initCode) as PrefixedHexString),
+      ).toString(),
+    ),
+  );
   context.setProp(context.global, '__host', host);
   host.dispose();
 }

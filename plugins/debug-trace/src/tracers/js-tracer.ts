@@ -2,8 +2,6 @@ import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import {
   bytesToHex,
   createAddressFromString,
-  createContractAddress,
-  createContractAddress2,
   hexToBytes,
   setLengthLeft,
   type PrefixedHexString,
@@ -24,6 +22,8 @@ import type { TraceRun, TracerFactory, TransactionTracer } from './tracer.js';
 
 /** The EVM's own precompiles (Prague): 0x01 to 0x11. */
 const LAST_EVM_PRECOMPILE = 0x11n;
+/** geth's bound on the zeros `memory.slice` adds past memory's end. */
+const MEMORY_PAD_LIMIT = 1024 * 1024;
 
 /** A frame as the tracer's `enter` and `log.contract` see it. */
 interface OpenFrame {
@@ -185,11 +185,19 @@ class JsTracer implements TransactionTracer {
       stackPeek: (index: number) => {
         const { stack } = step();
         const value = stack[stack.length - 1 - index];
-        if (value === undefined) throw new RangeError(`tracer accessed out of bound stack: size ${stack.length}`);
+        if (value === undefined)
+          throw new RangeError(`tracer accessed out of bound stack: size ${stack.length}, index ${index}`);
         return `0x${value.toString(16)}`;
       },
       memorySlice: (start: number, end: number) => bytesToHex(memorySlice(memory(), start, end)),
-      memoryWord: (offset: number) => bytesToHex(memorySlice(memory(), offset, offset + 32)),
+      memoryWord: (offset: number) => {
+        const bytes = memory();
+        if (!(offset >= 0 && offset + 32 <= bytes.length))
+          throw new RangeError(
+            `tracer accessed out of bound memory: available ${bytes.length}, offset ${offset}, size 32`,
+          );
+        return bytesToHex(bytes.subarray(offset, offset + 32));
+      },
       contract: (field: number) => {
         const { message } = this.#frames.at(-1)!;
         return [
@@ -225,14 +233,6 @@ class JsTracer implements TransactionTracer {
         const { from, to, amount, denom } = this.#transfer!;
         return JSON.stringify({ from, to, amount: amount.toString(), denom });
       },
-      toContract: (from: string, nonce: number) =>
-        createContractAddress(createAddressFromString(from), BigInt(nonce)).toString(),
-      toContract2: (from: string, salt: string, initCode: string) =>
-        createContractAddress2(
-          createAddressFromString(from),
-          hexToBytes(salt as PrefixedHexString),
-          hexToBytes(initCode as PrefixedHexString),
-        ).toString(),
       isPrecompiled: (address: string) => {
         const value = BigInt(address);
         return (value >= 1n && value <= LAST_EVM_PRECOMPILE) || this.#precompiles.has(address);
@@ -278,10 +278,15 @@ function then(first: void | Promise<void>, next: () => void | Promise<void>): vo
   return first instanceof Promise ? first.then(next) : next();
 }
 
-/** Memory bytes `start` to `end`, zeros past its end, as geth's `memory.slice`. */
+/**
+ * Memory bytes `start` to `end`, zeros past its end, as geth's `memory.slice`, with geth's bound on
+ * those zeros: a script must not make the node's thread build a slice of gigabytes.
+ */
 function memorySlice(memory: Uint8Array, start: number, end: number): Uint8Array {
-  if (start < 0 || end < start)
+  if (!(start >= 0 && end >= start))
     throw new RangeError(`tracer accessed out of bound memory: offset ${start}, end ${end}`);
+  const padding = end - memory.length;
+  if (padding > MEMORY_PAD_LIMIT) throw new RangeError(`reached limit for padding memory slice: ${padding}`);
   const out = new Uint8Array(end - start);
   out.set(memory.subarray(start, Math.min(end, memory.length)));
   return out;
