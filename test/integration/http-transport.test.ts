@@ -82,16 +82,27 @@ describe('HTTP transport', () => {
       expect(JSON.parse(response.text).error).to.deep.equal({ code: -32602, message: 'non-array args' });
     });
 
-    it('survives 10,000 levels of nesting, as a batch element and as a parameter', async () => {
-      const deep = '['.repeat(10_000) + ']'.repeat(10_000);
-      expect(JSON.parse((await post(node.url, deep)).text)).to.deep.equal([
+    it('answers JSON nested deeper than 1,000 levels with -32700, and a body nested to the limit as any other', async () => {
+      const nested = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+      const call = (method: string, levels: number) =>
+        `{"jsonrpc":"2.0","id":2,"method":"${method}","params":[${nested(levels)},false]}`;
+      // Deep enough to overflow the stack of a parameter's error text, before the limit.
+      for (const body of [nested(1001), call('eth_chainId', 999), call('eth_getBlockByNumber', 100_000)]) {
+        const response = await post(node.url, body);
+        expect(response.status).to.equal(200);
+        expect(JSON.parse(response.text)).to.deep.equal(PARSE_ERROR);
+      }
+      expect(JSON.parse((await post(node.url, nested(1000))).text)).to.deep.equal([
         { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request' } },
       ]);
-      const asParam = `{"jsonrpc":"2.0","id":2,"method":"eth_chainId","params":[${deep}]}`;
-      expect(JSON.parse((await post(node.url, asParam)).text).error).to.deep.equal({
+      // The call's object and its params are two of the 1,000 levels.
+      expect(JSON.parse((await post(node.url, call('eth_chainId', 998))).text).error).to.deep.equal({
         code: -32602,
         message: 'too many arguments, want at most 0',
       });
+      const { error } = JSON.parse((await post(node.url, call('eth_getBlockByNumber', 998))).text);
+      expect(error.code).to.equal(-32602);
+      expect(error.message).to.match(/^invalid argument 0: /);
     });
 
     it('answers a 4 MiB string parameter with a parameter error', async () => {

@@ -232,6 +232,16 @@ describe('native gateway', function () {
     const unparsable = await post(node.nativeUrl, '{');
     expect(unparsable.status).to.equal(500);
     expect(JSON.parse(unparsable.text).error).to.deep.include({ code: -32700, message: 'Parse error' });
+    const tooDeep = await post(
+      node.nativeUrl,
+      `{"jsonrpc":"2.0","id":1,"method":"block","params":{"height":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`,
+    );
+    expect(tooDeep.status).to.equal(500);
+    expect(JSON.parse(tooDeep.text).error).to.deep.equal({
+      code: -32700,
+      message: 'Parse error',
+      data: 'error unmarshaling request: exceeded max depth',
+    });
   });
 
   it('finds a committed transaction by tx and tx_search, with its code, height and transfer events', async () => {

@@ -34,13 +34,15 @@ describe('WebSocket transport', () => {
     client.close();
   });
 
-  it('answers unreadable JSON with -32700 and keeps the connection', async () => {
+  it('answers unreadable JSON, or JSON nested too deep, with -32700 and keeps the connection', async () => {
     const client = await WsClient.connect(node.wsUrl);
-    expect(await client.request('{"jsonrpc":', null)).to.deep.equal({
-      jsonrpc: '2.0',
-      id: null,
-      error: { code: -32700, message: 'parse error' },
-    });
+    for (const unreadable of ['{"jsonrpc":', `[${'['.repeat(20_000)}${']'.repeat(20_000)}]`]) {
+      expect(await client.request(unreadable, null)).to.deep.equal({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'parse error' },
+      });
+    }
     expect((await client.call('eth_chainId')).result).to.equal('0xae3f2');
     client.close();
   });

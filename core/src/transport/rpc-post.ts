@@ -3,6 +3,7 @@ import { encodeResponse, type EncodedBody } from './response-compression.js';
 import { INVALID_HOST, type HostCheck } from './virtual-hosts.js';
 import { ErrorCode } from '../errors/codes.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
+import { parseRequestJson } from '../rpc/request-json.js';
 import { errorText, type ResponseBody } from '../rpc/response-text.js';
 import { RpcRequest } from '../rpc/rpc-request.js';
 
@@ -96,7 +97,7 @@ export class RpcPostService {
     const raw = bytes.toString('utf8');
     let body: unknown;
     try {
-      body = JSON.parse(raw);
+      body = parseRequestJson(raw);
     } catch {
       this.#encode(200, this.options.parseError, headers, undefined, sink);
       return undefined;

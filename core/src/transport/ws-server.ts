@@ -12,6 +12,7 @@ import type { KeyRing } from '../keys/key-ring.js';
 import { CoreTokens } from '../node/core-tokens.js';
 import { InternalTokens } from '../node/internal-tokens.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
+import { parseRequestJson } from '../rpc/request-json.js';
 import { RpcRequest } from '../rpc/rpc-request.js';
 
 const UPGRADE_REQUIRED = STATUS_CODES[426]!;
@@ -112,7 +113,7 @@ export class WsTransport {
       : Buffer.from(data as ArrayBuffer).toString('utf8');
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      body = parseRequestJson(text);
     } catch {
       connection.send(Dispatcher.PARSE_ERROR);
       return;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { parseRequestJson } from '@evmnode/core';
 import { CometRpcError } from './rpc-error.js';
 
 /** The one event query served: what followers, and cosmjs' `subscribeNewBlock`, subscribe with. */
@@ -102,7 +103,7 @@ export class EventSockets {
   async #onMessage(subscriptions: Map<string, JsonRpcId>, text: string): Promise<object | undefined> {
     let request: { id?: JsonRpcId; method?: unknown; params?: unknown };
     try {
-      request = JSON.parse(text) as typeof request;
+      request = parseRequestJson(text) as typeof request;
     } catch (error) {
       const refusal = CometRpcError.parseError(`error unmarshaling request: ${(error as Error).message}`);
       return { jsonrpc: '2.0', id: null, error: refusal.toJSON() };

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { ConnectionLimits, runBoundedBatch } from '@evmnode/core';
+import { ConnectionLimits, parseRequestJson, runBoundedBatch } from '@evmnode/core';
 import type { CallParams, GatewayMethod } from './gateway-method.js';
 import { EventSockets } from './event-sockets.js';
 import { CometRpcError } from './rpc-error.js';
@@ -159,7 +159,7 @@ export class GatewayServer {
     try {
       const text = await readBody(req, this.options.maxBodyBytes);
       try {
-        body = JSON.parse(text);
+        body = parseRequestJson(text);
       } catch (error) {
         const refusal = CometRpcError.parseError(`error unmarshaling request: ${(error as Error).message}`);
         return send(res, refusal.httpStatus, errorResponse(null, refusal));
