@@ -139,6 +139,11 @@ const BAD_INPUTS: Readonly<Record<string, readonly BadInput[]>> = {
       params: ['18446744073709551616', 'latest', []],
       message: invalid(0, 'invalid hex or decimal integer "18446744073709551616"'),
     },
+    // Refused before the digits are read as a number: a million decimal digits took most of a second.
+    ...[`0x1${'0'.repeat(16)}`, '9'.repeat(100_000)].map((count) => ({
+      params: [count, 'latest', []],
+      message: invalid(0, `invalid hex or decimal integer "${count}"`),
+    })),
     { params: ['0x1', 'Latest', []], message: invalid(1, 'hex string without 0x prefix') },
     { params: ['0x1', 'latest', 50], message: invalid(2, unmarshal('number', '[]float64')) },
     { params: ['0x1', 'latest', ['50']], message: invalid(2, unmarshal('string', 'float64')) },

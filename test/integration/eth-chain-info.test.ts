@@ -218,7 +218,8 @@ describe('eth chain information: identity, fee suggestions, fee history, unavail
           [GWEI, GWEI, 3n * GWEI, 3n * GWEI, 3n * GWEI].map(quantity),
         ],
       };
-      for (const count of ['0x2', '2', 2]) {
+      // Leading zeros are Go's ParseUint's, past a uint64's digits too.
+      for (const count of ['0x2', '2', 2, `0x${'0'.repeat(40)}2`, `${'0'.repeat(40)}2`]) {
         expect(await feeHistory([count, mixed.number, [0, 10, 25, 50, 100]]), String(count)).to.deep.equal(expected);
       }
       const ws = await WsClient.connect(node.wsUrl);

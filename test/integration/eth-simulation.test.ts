@@ -118,6 +118,16 @@ describe('simulation: eth_call, eth_estimateGas, eth_estimateGasAfterCalls, eth_
       expect(await result('eth_call', [{ to: target, input: input('both') }, '0x0'])).to.equal('0x');
     });
 
+    it('answers calls of long data each by its own data, the first time and when remembered', async () => {
+      // The identity precompile returns its input. Answers are remembered per block by the data's digest past 256 bytes.
+      const identity = '0x0000000000000000000000000000000000000004';
+      const datas = [`0x${'ab'.repeat(300)}01`, `0x${'ab'.repeat(300)}02`, `0x${'00'.repeat(512 * 1024)}`];
+      for (let round = 0; round < 2; round++) {
+        for (const data of datas)
+          expect(await result('eth_call', [{ to: identity, input: data }, 'latest'])).to.equal(data);
+      }
+    });
+
     it('answers a revert with a reason with code 3, the reason in the message and the revert data', async () => {
       expect((await call([{ to: target, input: input('failWithReason') }])).error).to.deep.equal({
         code: 3,

@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { networkInterfaces } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { brotliDecompressSync, gunzipSync, inflateRawSync } from 'node:zlib';
 import { expect } from 'chai';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
@@ -103,6 +104,23 @@ describe('HTTP transport', () => {
       const { error } = JSON.parse((await post(node.url, call('eth_getBlockByNumber', 998))).text);
       expect(error.code).to.equal(-32602);
       expect(error.message).to.match(/^invalid argument 0: /);
+    });
+
+    it("checks a long body off the node's thread: other calls are answered meanwhile, and one over the limits gets -32700", async () => {
+      // 4.8 MB of a million tiny arrays: JSON.parse alone takes a few hundred milliseconds.
+      const tiny = `[${Array(1_200_000).fill('[1]').join(',')}]`;
+      const order: string[] = [];
+      const refused = post(node.url, tiny).then((response) => {
+        order.push('tiny');
+        return response;
+      });
+      await sleep(20);
+      expect((await rpc(node.url, 'eth_chainId')).result).to.equal('0xae3f2');
+      order.push('chainId');
+      const response = await refused;
+      expect(order).to.deep.equal(['chainId', 'tiny']);
+      expect(response.status).to.equal(200);
+      expect(JSON.parse(response.text)).to.deep.equal(PARSE_ERROR);
     });
 
     it('answers a 4 MiB string parameter with a parameter error', async () => {

@@ -1,35 +1,83 @@
+import { Worker } from 'node:worker_threads';
+import { limitFault } from './request-json-limits.js';
+
+export { MAX_JSON_VALUES, MAX_NESTING_DEPTH } from './request-json-limits.js';
+
 /**
- * The deepest nesting of arrays and objects a request may have; deeper JSON is refused as Go's
- * `encoding/json` refuses it past 10,000 levels (geth's and CometBFT's decoders). `JSON.parse`
- * takes any depth, but the node's own recursion over a value (`JSON.stringify` in an error's text,
- * say) runs out of stack at a few thousand levels. No call's parameters come near this.
+ * Bodies up to this length are parsed and checked on the node's thread at once: a few
+ * milliseconds at most. A longer one is checked on a thread of its own first, so that a body built
+ * to be slow to parse never holds the node's thread; only one within the limits is parsed here.
  */
-export const MAX_NESTING_DEPTH = 1_000;
+const CHECKED_HERE_CHARS = 256 * 1024;
+/** The checking thread parses one body at a time: the largest, of tiny values, takes ~150 MB of heap. */
+const CHECK_THREAD_HEAP_MB = 512;
+
+/** A body the checking thread is asked about. */
+export interface BodyCheck {
+  readonly id: number;
+  readonly text: string;
+}
+
+/** Its answer: why the body is refused, or undefined. */
+export interface BodyVerdict {
+  readonly id: number;
+  readonly fault: string | undefined;
+}
 
 /**
  * A request's JSON value, as `JSON.parse` gives it; a SyntaxError, as `JSON.parse` throws, when the
- * text is not JSON or nests deeper than {@link MAX_NESTING_DEPTH}.
+ * text is not JSON or exceeds the limits (`MAX_NESTING_DEPTH`, `MAX_JSON_VALUES`).
  */
-export function parseRequestJson(text: string): unknown {
-  const value: unknown = JSON.parse(text);
-  // Each level takes two characters at least: a shorter text cannot nest too deep.
-  if (text.length > 2 * MAX_NESTING_DEPTH && nestsTooDeep(value)) throw new SyntaxError('exceeded max depth');
-  return value;
+export async function parseRequestJson(text: string): Promise<unknown> {
+  if (text.length <= CHECKED_HERE_CHARS) {
+    const value: unknown = JSON.parse(text);
+    const fault = limitFault(value);
+    if (fault !== undefined) throw new SyntaxError(fault);
+    return value;
+  }
+  const fault = await checkThread.check(text);
+  if (fault !== undefined) throw new SyntaxError(fault);
+  return JSON.parse(text);
 }
 
-/** Whether arrays and objects in `value` nest deeper than {@link MAX_NESTING_DEPTH}: a walk without recursion. */
-function nestsTooDeep(value: unknown): boolean {
-  const pending: unknown[] = [value];
-  const depths: number[] = [1];
-  while (pending.length > 0) {
-    const next = pending.pop();
-    const depth = depths.pop()!;
-    if (typeof next !== 'object' || next === null) continue;
-    if (depth > MAX_NESTING_DEPTH) return true;
-    for (const child of Array.isArray(next) ? next : Object.values(next)) {
-      pending.push(child);
-      depths.push(depth + 1);
-    }
+/** The checking thread, started with the first long body; it holds no work between bodies. */
+class CheckThread {
+  #worker: Worker | undefined;
+  readonly #waiting = new Map<number, (fault: string | undefined) => void>();
+  #nextId = 0;
+
+  check(text: string): Promise<string | undefined> {
+    const id = this.#nextId++;
+    const verdict = new Promise<string | undefined>((resolve) => this.#waiting.set(id, resolve));
+    const worker = (this.#worker ??= this.#spawn());
+    worker.postMessage({ id, text } satisfies BodyCheck);
+    // Referenced only while it has work: an idle thread must not keep the process alive.
+    if (this.#waiting.size === 1) worker.ref();
+    return verdict;
   }
-  return false;
+
+  #spawn(): Worker {
+    const worker = new Worker(new URL('./request-json-worker.js', import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: CHECK_THREAD_HEAP_MB },
+    });
+    worker.on('message', ({ id, fault }: BodyVerdict) => this.#answer(id, fault));
+    // A thread that failed (out of heap on a body) fails the bodies it held; the next body starts another.
+    const fail = (): void => {
+      if (this.#worker !== worker) return;
+      this.#worker = undefined;
+      for (const id of [...this.#waiting.keys()]) this.#answer(id, 'the request could not be read');
+    };
+    worker.on('error', fail);
+    worker.on('exit', fail);
+    return worker;
+  }
+
+  #answer(id: number, fault: string | undefined): void {
+    const resolve = this.#waiting.get(id);
+    this.#waiting.delete(id);
+    if (this.#waiting.size === 0) this.#worker?.unref();
+    resolve?.(fault);
+  }
 }
+
+const checkThread = new CheckThread();

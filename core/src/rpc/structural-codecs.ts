@@ -25,12 +25,17 @@ export function arrayOf<T>(element: ParamCodec<T>): RequiredCodec<T[]> {
 
 type FieldCodecs = Record<string, ParamCodec<unknown>>;
 
-/** A field by its exact name, else by a case-insensitive match, as Go's decoder finds struct fields. */
-function fieldValue(input: Record<string, unknown>, name: string): unknown {
-  if (name in input) return input[name];
-  const lower = name.toLowerCase();
-  const key = Object.keys(input).find((candidate) => candidate.toLowerCase() === lower);
-  return key === undefined ? undefined : input[key];
+/**
+ * An object's keys by their lower case (the first of any that fold alike): a field missing under
+ * its exact name is looked up here once, whatever the object's key count.
+ */
+function foldedKeys(input: Record<string, unknown>): Map<string, string> {
+  const folded = new Map<string, string>();
+  for (const key of Object.keys(input)) {
+    const lower = key.toLowerCase();
+    if (!folded.has(lower)) folded.set(lower, key);
+  }
+  return folded;
 }
 
 type Decoded<C> = C extends ParamCodec<infer T> ? T : never;
@@ -50,7 +55,7 @@ export type DecodedObject<F extends FieldCodecs> = {
  * as Go does; a field's failure is reported as Go reports a struct field's.
  */
 export function objectOf<F extends FieldCodecs>(structName: string, fields: F): RequiredCodec<DecodedObject<F>> {
-  const entries = Object.entries(fields);
+  const entries = Object.entries(fields).map(([name, field]) => [name, name.toLowerCase(), field] as const);
   // Go names a field's struct without its package (`TransactionArgs.gas`), its own type with it.
   const fieldStruct = structName.slice(structName.lastIndexOf('.') + 1);
   return codec(structName, (value) => {
@@ -59,8 +64,15 @@ export function objectOf<F extends FieldCodecs>(structName: string, fields: F): 
     }
     const input = value as Record<string, unknown>;
     const output: Record<string, unknown> = {};
-    for (const [name, field] of entries) {
-      const raw = fieldValue(input, name);
+    let folded: Map<string, string> | undefined;
+    for (const [name, lowerName, field] of entries) {
+      // By its exact name, else by a case-insensitive match, as Go's decoder finds struct fields.
+      let raw: unknown;
+      if (name in input) raw = input[name];
+      else {
+        const key = (folded ??= foldedKeys(input)).get(lowerName);
+        raw = key === undefined ? undefined : input[key];
+      }
       if ((raw === undefined || raw === null) && !field.isOptional) {
         throw new CodecError(`missing required field ${structName}.${name}`);
       }

@@ -212,11 +212,9 @@ export class HttpTransport {
       const request = this.#service.answer(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), headers, write);
       // Calls still running for a client that closed its connection stop where they can (traces do), as geth's
       // request context is cancelled.
-      if (request !== undefined && !res.writableEnded) {
-        res.once('close', () => {
-          if (!res.writableEnded) request.abort(CLIENT_GONE);
-        });
-      }
+      res.once('close', () => {
+        if (!res.writableEnded) request.abort(CLIENT_GONE);
+      });
     });
     // A client that went away has nothing to answer.
     req.on('error', () => finished());

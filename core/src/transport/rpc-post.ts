@@ -90,22 +90,23 @@ export class RpcPostService {
 
   /**
    * Dispatches a request body and hands its answer to `sink`; returns the request its calls run
-   * in (none for a body that is not JSON), for the transport to abort if the client goes away.
+   * in, for the transport to abort if the client goes away.
    */
-  answer(bytes: Buffer, headers: PostHeaders, sink: AnswerSink): RpcRequest | undefined {
-    // Invalid UTF-8 becomes U+FFFD, as in geth's decoder.
-    const raw = bytes.toString('utf8');
-    let body: unknown;
-    try {
-      body = parseRequestJson(raw);
-    } catch {
-      this.#encode(200, this.options.parseError, headers, undefined, sink);
-      return undefined;
-    }
+  answer(bytes: Buffer, headers: PostHeaders, sink: AnswerSink): RpcRequest {
     const requestId = headers.requestId ?? String(++this.#nextRequestId);
     // A socket already closed has no address; its answer goes nowhere anyway.
     const clientId = headers.remoteAddress ?? 'unknown';
     const request = new RpcRequest('http', requestId, undefined, clientId, headers.origin);
+    // Invalid UTF-8 becomes U+FFFD, as in geth's decoder.
+    const raw = bytes.toString('utf8');
+    parseRequestJson(raw).then(
+      (body) => this.#dispatch(body, raw, headers, request, sink),
+      () => this.#encode(200, this.options.parseError, headers, undefined, sink),
+    );
+    return request;
+  }
+
+  #dispatch(body: unknown, raw: string, headers: PostHeaders, request: RpcRequest, sink: AnswerSink): void {
     const dispatched = this.dispatcher.dispatch(body, raw, request);
     if (dispatched instanceof Promise) {
       dispatched
@@ -114,7 +115,6 @@ export class RpcPostService {
     } else {
       this.#encode(200, dispatched ?? '', headers, request, sink);
     }
-    return request;
   }
 
   /**

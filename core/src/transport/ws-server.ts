@@ -113,7 +113,7 @@ export class WsTransport {
       : Buffer.from(data as ArrayBuffer).toString('utf8');
     let body: unknown;
     try {
-      body = parseRequestJson(text);
+      body = await parseRequestJson(text);
     } catch {
       connection.send(Dispatcher.PARSE_ERROR);
       return;

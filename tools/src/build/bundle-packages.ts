@@ -90,6 +90,7 @@ await bundle(`${root}core/dist/`, {
   'precompile-worker': 'chain/evm/precompile-worker.js',
   'sender-recovery-worker': 'chain/follower/sender-recovery-worker.js',
   'admission-recovery-worker': 'chain/pool/admission-recovery-worker.js',
+  'request-json-worker': 'rpc/request-json-worker.js',
   'core-resolve-hook': 'plugins/core-resolve-hook.js',
 });
 /** The threads a built-in plugin starts from a file next to its own module. */

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { createBlock, type Block, type BlockOptions } from '@ethereumjs/block';
 import type { TxOptions } from '@ethereumjs/tx';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
@@ -33,6 +34,7 @@ import { ChainParams } from '../chain-params.js';
 import type { BlockRecord } from '../records.js';
 import type { AccessListEntry, BlockOverrides, CallRequest, StateOverrides } from '../../rpc/call-codecs.js';
 import type { BlockRef } from '../../rpc/block-codecs.js';
+import { EventLoopTurns } from '../../rpc/event-loop-turns.js';
 import type { AccessListResult, Simulator } from '../../api/simulator.js';
 import type { EvmTracer, TraceOutcome, TraceSubject } from '../../api/replayer.js';
 import { CrossVmError, InvalidInputError, type RpcError } from '../../errors/rpc-error.js';
@@ -40,6 +42,8 @@ import { CrossVmError, InvalidInputError, type RpcError } from '../../errors/rpc
 const TX_GAS = 21_000n;
 /** Answers of calls without overrides kept, across the last blocks. */
 const REMEMBERED_ANSWERS = 4_096;
+/** Their bytes at most, keys included: a call may return megabytes. */
+const REMEMBERED_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** VMs simulated calls share: two, so that one call waiting on storage does not hold up the rest. */
 const SIMULATION_VMS = 2;
@@ -80,11 +84,17 @@ interface Attempt {
   readonly accessList?: readonly AccessListEntry[];
 }
 
-/** A call object as a cache key: bigints and bytes as hex. */
-function jsonReplacer(_key: string, value: unknown): unknown {
-  if (typeof value === 'bigint') return `0x${value.toString(16)}`;
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('hex');
-  return value;
+/** Call data longer than this is keyed by its digest: a remembered answer's key stays small. */
+const INPUT_KEYED_BY_DIGEST_BYTES = 256;
+
+/** A call object as a cache key: bigints as hex, the call data as hex or, when long, its SHA-256. */
+function callKey({ input, ...fields }: CallRequest): string {
+  const bytes = input ?? new Uint8Array(0);
+  const inputKey =
+    bytes.length > INPUT_KEYED_BY_DIGEST_BYTES ? hash('sha256', bytes, 'hex') : Buffer.from(bytes).toString('hex');
+  return `${inputKey}|${JSON.stringify(fields, (_key, value: unknown) =>
+    typeof value === 'bigint' ? `0x${value.toString(16)}` : value,
+  )}`;
 }
 
 const bigMin = (a: bigint, b: bigint): bigint => (a < b ? a : b);
@@ -108,7 +118,11 @@ function vmErrorOf(result: RunTxResult): string {
  */
 export class ChainSimulator implements Simulator {
   readonly #pool: SimulationPool;
-  readonly #answers = new LRUCache<string, Uint8Array | bigint>({ max: REMEMBERED_ANSWERS });
+  readonly #answers = new LRUCache<string, Uint8Array | bigint>({
+    max: REMEMBERED_ANSWERS,
+    maxSize: REMEMBERED_ANSWER_BYTES,
+    sizeCalculation: (answer, key) => key.length + (typeof answer === 'bigint' ? 8 : answer.length),
+  });
   readonly #txOptions: TxOptions;
   readonly #blockOptions: BlockOptions;
 
@@ -358,12 +372,11 @@ export class ChainSimulator implements Simulator {
   #intrinsicGas(request: CallRequest): { intrinsic: bigint; floor: bigint } {
     // The transaction parameters are merged into the transactions' Common, not the chain's.
     const common = this.#txOptions.common!;
-    let zeroBytes = 0n;
-    let otherBytes = 0n;
-    for (const byte of request.input ?? []) {
-      if (byte === 0) zeroBytes++;
-      else otherBytes++;
-    }
+    const input = request.input ?? new Uint8Array(0);
+    let zeroCount = 0;
+    for (let i = 0; i < input.length; i++) if (input[i] === 0) zeroCount++;
+    const zeroBytes = BigInt(zeroCount);
+    const otherBytes = BigInt(input.length - zeroCount);
     let intrinsic =
       common.param('txGas') + zeroBytes * common.param('txDataZeroGas') + otherBytes * common.param('txDataNonZeroGas');
     for (const entry of request.accessList ?? []) {
@@ -455,7 +468,7 @@ export class ChainSimulator implements Simulator {
     compute: () => Promise<T>,
   ): Promise<T> {
     if (!cacheable) return compute();
-    const key = `${kind}|${parent.hash}|${JSON.stringify(request, jsonReplacer)}`;
+    const key = `${kind}|${parent.hash}|${callKey(request)}`;
     const known = this.#answers.get(key);
     if (known !== undefined) return known as T;
     const answer = await compute();
@@ -607,7 +620,10 @@ function failedRun(gasLimit: bigint): RunTxResult {
 
 /** Applies geth's state overrides: balance, nonce and code replaced; `state` replaces storage, `stateDiff` patches it. */
 async function applyStateOverrides(state: MerkleStateManager, overrides: StateOverrides): Promise<void> {
+  // Each account or slot takes about 10 µs: thousands of them get turns of the event loop.
+  const turns = new EventLoopTurns();
   for (const [address, override] of overrides) {
+    await turns.pause();
     if (override.state !== undefined && override.stateDiff !== undefined) {
       throw new InvalidInputError(`account ${toChecksumAddress(address)} has both 'state' and 'stateDiff'`);
     }
@@ -619,6 +635,7 @@ async function applyStateOverrides(state: MerkleStateManager, overrides: StateOv
     if (override.code !== undefined) await state.putCode(at, override.code);
     if (override.state !== undefined) await state.clearStorage(at);
     for (const [slot, value] of override.state ?? override.stateDiff ?? []) {
+      await turns.pause();
       await state.putStorage(at, hexToBytes(slot), setLengthLeft(hexToBytes(value), 32));
     }
   }

@@ -16,12 +16,19 @@ const MAX_PERCENTILES = 100;
 
 const MAX_UINT64 = 0xffff_ffff_ffff_ffffn;
 
-/** geth's `math.ParseUint64`: empty is 0, else `0x` and hex digits or decimal digits, within 64 bits. */
+/**
+ * geth's `math.ParseUint64`: empty is 0, else `0x` and hex digits or decimal digits, within 64 bits.
+ * Digits past a uint64's (leading zeros aside) are refused before `BigInt` reads them: a million
+ * decimal digits take it most of a second.
+ */
 function parseUint64(text: string): bigint | undefined {
   if (text === '') return 0n;
-  const hexDigits = /^0[xX]([0-9a-fA-F]+)$/.exec(text)?.[1];
-  const value = hexDigits !== undefined ? BigInt(`0x${hexDigits}`) : /^\d+$/.test(text) ? BigInt(text) : undefined;
-  return value !== undefined && value <= MAX_UINT64 ? value : undefined;
+  const hexDigits = /^0[xX]0*([0-9a-fA-F]+)$/.exec(text)?.[1];
+  if (hexDigits !== undefined) return hexDigits.length <= 16 ? BigInt(`0x${hexDigits}`) : undefined;
+  const decimalDigits = /^0*(\d+)$/.exec(text)?.[1];
+  if (decimalDigits === undefined || decimalDigits.length > 20) return undefined;
+  const value = BigInt(decimalDigits);
+  return value <= MAX_UINT64 ? value : undefined;
 }
 
 /**

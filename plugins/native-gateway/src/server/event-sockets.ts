@@ -103,7 +103,7 @@ export class EventSockets {
   async #onMessage(subscriptions: Map<string, JsonRpcId>, text: string): Promise<object | undefined> {
     let request: { id?: JsonRpcId; method?: unknown; params?: unknown };
     try {
-      request = parseRequestJson(text) as typeof request;
+      request = (await parseRequestJson(text)) as typeof request;
     } catch (error) {
       const refusal = CometRpcError.parseError(`error unmarshaling request: ${(error as Error).message}`);
       return { jsonrpc: '2.0', id: null, error: refusal.toJSON() };

@@ -159,7 +159,7 @@ export class GatewayServer {
     try {
       const text = await readBody(req, this.options.maxBodyBytes);
       try {
-        body = parseRequestJson(text);
+        body = await parseRequestJson(text);
       } catch (error) {
         const refusal = CometRpcError.parseError(`error unmarshaling request: ${(error as Error).message}`);
         return send(res, refusal.httpStatus, errorResponse(null, refusal));
