@@ -567,5 +567,20 @@ describe('debug_trace* with callTracer, flatCallTracer and muxTracer', function 
         transactionPosition: 0,
       });
     });
+
+    it('refuses a gas limit below the intrinsic gas or the calldata floor, in geth words', async () => {
+      const to = lower(devWallet(9).address);
+      const refusal = async (call: object) =>
+        (await rpc(node.url, 'debug_traceCall', [call, 'latest', { tracer: 'callTracer' }])).error;
+      expect(await refusal({ to, gas: quantity(20_000) })).to.deep.equal({
+        code: -32000,
+        message: 'tracing failed: intrinsic gas too low: have 20000, want 21000',
+      });
+      // 2,000 non-zero bytes cost 21,000 + 32,000 as intrinsic gas, and EIP-7623's floor asks 21,000 + 80,000.
+      expect(await refusal({ to, input: `0x${'ab'.repeat(2000)}`, gas: quantity(100_000) })).to.deep.equal({
+        code: -32000,
+        message: 'tracing failed: insufficient gas for floor data gas cost: have 100000, want 101000',
+      });
+    });
   });
 });

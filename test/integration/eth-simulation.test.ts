@@ -222,6 +222,11 @@ describe('simulation: eth_call, eth_estimateGas, eth_estimateGasAfterCalls, eth_
         code: -32000,
         message: 'err: insufficient gas for floor data gas cost: have 21100, want 21160 (supplied gas 21100)',
       });
+      // A creation of 2,000 non-zero bytes: 53,000 + 32,000 + 126 (init code words) against a floor of 101,000.
+      expect((await call([{ input: `0x${'ab'.repeat(2000)}`, gas: quantity(90_000) }])).error).to.deep.equal({
+        code: -32000,
+        message: 'err: insufficient gas for floor data gas cost: have 90000, want 101000 (supplied gas 90000)',
+      });
     });
 
     it('takes "input" and "data" together only when they are equal (decisions.md D9)', async () => {

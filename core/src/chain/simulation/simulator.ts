@@ -54,6 +54,13 @@ const FLOOR_DATA_GAS_TOO_LOW = 'insufficient gas for floor data gas cost';
 /** Whether a run failed only for want of the gas every transaction pays before it runs. */
 const belowUpfrontGas = (error: string): boolean =>
   error.startsWith(INTRINSIC_GAS_TOO_LOW) || error.startsWith(FLOOR_DATA_GAS_TOO_LOW);
+
+/** geth's error for a gas limit below the intrinsic gas, then below the calldata floor; undefined when it covers both. */
+function upfrontGasError(gasLimit: bigint, intrinsic: bigint, floor: bigint): string | undefined {
+  if (gasLimit < intrinsic) return `${INTRINSIC_GAS_TOO_LOW}: have ${gasLimit}, want ${intrinsic}`;
+  if (gasLimit < floor) return `${FLOOR_DATA_GAS_TOO_LOW}: have ${gasLimit}, want ${floor}`;
+  return undefined;
+}
 const CALL_STIPEND = 2_300n;
 /** geth stops the estimate's search once the bounds are this close (1.5%). */
 const ESTIMATE_ERROR_RATIO = 0.015;
@@ -306,13 +313,8 @@ export class ChainSimulator implements Simulator {
   ): Promise<Attempt> {
     const { vm, state } = session.simulation;
     const { intrinsic, floor } = this.#intrinsicGas(request);
-    if (gasLimit < intrinsic || gasLimit < floor) {
-      const error =
-        gasLimit < intrinsic
-          ? `${INTRINSIC_GAS_TOO_LOW}: have ${gasLimit}, want ${intrinsic}`
-          : `${FLOOR_DATA_GAS_TOO_LOW}: have ${gasLimit}, want ${floor}`;
-      return { returnValue: new Uint8Array(0), error, gasUsed: gasLimit, gasRefund: 0n };
-    }
+    const error = upfrontGasError(gasLimit, intrinsic, floor);
+    if (error !== undefined) return { returnValue: new Uint8Array(0), error, gasUsed: gasLimit, gasRefund: 0n };
     await this.#checkFunds(state, request, gasLimit, session.block);
     const journal = vm.evm.journal;
     await journal.cleanup();
@@ -527,10 +529,9 @@ export class ChainSimulator implements Simulator {
     reportAccessList: boolean,
   ): Promise<RunOutcome> {
     const tx = callTransaction(request, gasLimit, this.#txOptions);
-    const intrinsic = tx.getIntrinsicGas();
-    if (gasLimit < intrinsic) {
-      return { result: failedRun(gasLimit), error: `${INTRINSIC_GAS_TOO_LOW}: have ${gasLimit}, want ${intrinsic}` };
-    }
+    // The transaction's own intrinsic gas counts its authorizations too; ethereumjs words the floor's failure its own way.
+    const error = upfrontGasError(gasLimit, tx.getIntrinsicGas(), this.#intrinsicGas(request).floor);
+    if (error !== undefined) return { result: failedRun(gasLimit), error };
     await this.#checkFunds(simulation.state, request, gasLimit, block);
     if (!keepState) await simulation.state.checkpoint();
     try {
