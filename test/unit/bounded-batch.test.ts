@@ -45,4 +45,22 @@ describe('bounded batches', () => {
     expect(run).to.deep.include({ stop: undefined, counted: 10, next: 10, running: [] });
     expect(run.answers).to.deep.equal(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
   });
+
+  it('gives the event loop turns during a long batch, its calls answered at once or through promises alone', async () => {
+    /** Holds the thread for 0.2 ms, as a call's own work does. */
+    const work = (index: number): string => {
+      const until = performance.now() + 0.2;
+      while (performance.now() < until);
+      return `${index}`;
+    };
+    for (const call of [work, (index: number) => Promise.resolve().then(() => work(index))]) {
+      let turns = 0;
+      const ticking = setInterval(() => turns++, 1);
+      const run = await runBoundedBatch(1000, call, { maxBytes: 1_000_000 });
+      clearInterval(ticking);
+      expect(run.answers).to.deep.equal([...Array(1000).keys()].map(String));
+      // 200 ms of calls: a timer of 1 ms fires between turns of 4 ms; without turns it fires not at all.
+      expect(turns).to.be.at.least(10);
+    }
+  });
 });
