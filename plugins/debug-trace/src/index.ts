@@ -2,6 +2,7 @@ import { definePlugin } from '@evmnode/core';
 import { deps, type DebugTraceConfig, type Deps } from './deps.js';
 import { DebugTraceTokens } from './trace-service.js';
 
+export { blockTraceJson } from './block-trace-json.js';
 export { DebugTraceTokens } from './trace-service.js';
 export { traceConfig, type TraceConfig } from './trace-config.js';
 export type { BlockTraceEntry, TraceRequest, TraceService } from './trace-service.js';

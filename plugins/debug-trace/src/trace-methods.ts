@@ -7,12 +7,20 @@ import {
   defineMethod,
   hash,
   LATEST_BLOCK,
+  type BlockRef,
   type RequestContext,
 } from '@evmnode/core';
-import { traceCallConfig, traceConfig } from './trace-config.js';
+import { blockTraceJson } from './block-trace-json.js';
+import { traceCallConfig, traceConfig, type TraceConfig } from './trace-config.js';
 import type { TraceRequest, TraceService } from './trace-service.js';
 
 const traceRequestOf = ({ clientId, signal }: RequestContext): TraceRequest => ({ clientId, signal });
+
+/** A block's trace as its answer's JSON. */
+async function blockTrace(traces: TraceService, ref: BlockRef, config: TraceConfig, request: RequestContext) {
+  const entries = await traces.traceBlock(ref, config, traceRequestOf(request));
+  return Array.isArray(entries) ? blockTraceJson(entries) : entries;
+}
 
 /** The `debug_trace*` methods of interface.md §4.8 (HTTP-only, as the whole namespace). */
 export function traceMethods(traces: TraceService) {
@@ -25,13 +33,12 @@ export function traceMethods(traces: TraceService) {
     defineMethod({
       name: 'debug_traceBlockByNumber',
       params: [blockNumberOrTag, traceConfig.optional({})],
-      handler: ([number, config], request) => traces.traceBlock(blockRefOf(number), config, traceRequestOf(request)),
+      handler: ([number, config], request) => blockTrace(traces, blockRefOf(number), config, request),
     }),
     defineMethod({
       name: 'debug_traceBlockByHash',
       params: [hash, traceConfig.optional({})],
-      handler: ([blockHash, config], request) =>
-        traces.traceBlock(blockRefOfHash(blockHash), config, traceRequestOf(request)),
+      handler: ([blockHash, config], request) => blockTrace(traces, blockRefOfHash(blockHash), config, request),
     }),
     defineMethod({
       name: 'debug_traceStateAccess',

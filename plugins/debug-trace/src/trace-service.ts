@@ -13,6 +13,7 @@ import {
   type Replayer,
 } from '@evmnode/core';
 import parseDuration from 'ms';
+import { jsonOf } from './block-trace-json.js';
 import { consensusTraceOf, receiptTraceOf, StateAccessTracer, type StateAccessReport } from './state-access.js';
 import { bakedTracerOf, type CachedTraces } from './trace-cache/cached-traces.js';
 import type { TraceConfig, TraceCallConfig } from './trace-config.js';
@@ -20,7 +21,7 @@ import { isJsTracer, tracerFor } from './tracers/index.js';
 import type { TraceRun, TransactionTracer } from './tracers/tracer.js';
 import { yielding } from './tracers/yielding.js';
 
-/** One transaction's entry in a block trace: its result, or why it could not be traced. */
+/** One transaction's entry in a block trace: its result (JSON, in a live trace), or why it could not be traced. */
 export type BlockTraceEntry =
   | { readonly txHash: `0x${string}`; readonly result: unknown }
   | { readonly txHash: `0x${string}`; readonly error: string };
@@ -105,7 +106,7 @@ export class TraceService {
       const factory = tracerFor(config.tracer);
       const outcomes = await this.replayer.replayBlock(
         height,
-        (subject) => yielding(tracers.attach(factory(subject, config, run))),
+        (subject) => yielding(tracers.attach(factory(subject, config, run), true)),
         { signal: run.signal },
       );
       return outcomes.map((outcome, index) => ({ txHash: outcome.hash, result: tracers.results[index] }));
@@ -262,16 +263,18 @@ class TracersMade {
 
   /**
    * `tracer`'s hooks, building its result in `finish`: the last moment the replay's state holds
-   * what the transaction left, which a JS tracer's `result(ctx, db)` may read.
+   * what the transaction left, which a JS tracer's `result(ctx, db)` may read. With `asJson`, the
+   * result is made JSON there, in its transaction's turn of the event loop.
    */
-  attach(tracer: TransactionTracer): EvmTracer {
+  attach(tracer: TransactionTracer, asJson = false): EvmTracer {
     const at = this.#all.push(tracer) - 1;
     const { hooks } = tracer;
     return {
       ...hooks,
       finish: async (outcome) => {
         await hooks.finish?.(outcome);
-        this.results[at] = await tracer.result(outcome);
+        const result = await tracer.result(outcome);
+        this.results[at] = asJson ? jsonOf(result) : result;
       },
     };
   }

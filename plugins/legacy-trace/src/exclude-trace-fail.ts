@@ -11,7 +11,13 @@ import {
   type JsonObject,
   type RequestContext,
 } from '@evmnode/core';
-import { traceConfig, type TraceConfig, type TraceRequest, type TraceService } from '@evmnode/plugin-debug-trace';
+import {
+  blockTraceJson,
+  traceConfig,
+  type TraceConfig,
+  type TraceRequest,
+  type TraceService,
+} from '@evmnode/plugin-debug-trace';
 
 /*
  * "A transaction whose trace fails" is one whose entry in a block trace is `{txHash, error}`. On this
@@ -75,7 +81,7 @@ export function excludeTraceFailTraceMethods(views: ChainViews, traces: TraceSer
   const successfulTraces = async (ref: BlockRef, config: TraceConfig, request: RequestContext) => {
     const entries = await traces.traceBlock(ref, config, traceRequestOf(request));
     // Traces served from storage are all successes.
-    return Array.isArray(entries) ? entries.filter((entry) => 'result' in entry) : entries;
+    return Array.isArray(entries) ? blockTraceJson(entries.filter((entry) => 'result' in entry)) : entries;
   };
   return [
     defineMethod({

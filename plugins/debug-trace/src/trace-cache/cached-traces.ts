@@ -1,4 +1,5 @@
 import { RawJson } from '@evmnode/core';
+import { blockTraceJson } from '../block-trace-json.js';
 import type { TraceConfig } from '../trace-config.js';
 import { BAKED_TRACERS, type BakedTracer, type TraceStore } from './trace-store.js';
 
@@ -28,15 +29,11 @@ export class CachedTraces {
   async block(tracer: BakedTracer, height: number, hashes: readonly string[]): Promise<RawJson | undefined> {
     const results = await this.store.block(tracer, height);
     if (results === undefined || hashes.length === 0 || results.length !== hashes.length) return undefined;
-    return RawJson.array(
-      results.map((json, index) =>
-        Buffer.concat([Buffer.from(`{"txHash":${JSON.stringify(hashes[index])},"result":`), json, ENTRY_END]),
-      ),
+    return blockTraceJson(
+      results.map((json, index) => ({ txHash: hashes[index] as `0x${string}`, result: new RawJson(bufferOf(json)) })),
     );
   }
 }
-
-const ENTRY_END = Buffer.from('}');
 
 function bufferOf(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
