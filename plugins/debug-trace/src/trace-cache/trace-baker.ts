@@ -157,7 +157,7 @@ export class TraceBaker {
     const baked: BakedTransaction[] = [];
     for (const [index, outcome] of outcomes.entries()) {
       await turns.pause();
-      const byTracer = tracers[index]!.result(outcome) as Record<BakedTracer, unknown>;
+      const byTracer = (await tracers[index]!.result(outcome)) as Record<BakedTracer, unknown>;
       const results = Object.fromEntries(
         Object.entries(byTracer).map(([tracer, result]) => [tracer, JSON.stringify(result)]),
       ) as Record<BakedTracer, string>;

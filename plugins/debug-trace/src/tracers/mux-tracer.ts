@@ -31,7 +31,10 @@ export function muxTracer(tracerNamed: (name: string) => TracerFactory): TracerF
     });
     return {
       hooks: allOf(tracers.map((tracer) => tracer.hooks)),
-      result: (outcome) => Object.fromEntries(names.map((name, index) => [name, tracers[index]!.result(outcome)])),
+      result: async (outcome) =>
+        Object.fromEntries(
+          await Promise.all(names.map(async (name, index) => [name, await tracers[index]!.result(outcome)] as const)),
+        ),
     };
   };
 }

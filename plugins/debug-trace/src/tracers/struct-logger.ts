@@ -1,5 +1,6 @@
-import { InvalidInputError, type EvmTracer, type FrameType } from '@evmnode/core';
+import { InvalidInputError, RawJson, type EvmTracer, type FrameType } from '@evmnode/core';
 import { gethStackError, stackInputsOf } from './stack-errors.js';
+import { jsonArrayInTurns } from './json-in-turns.js';
 import type { TracerFactory } from './tracer.js';
 
 type Step = Parameters<NonNullable<EvmTracer['step']>>[0];
@@ -81,6 +82,8 @@ function sortedSlots(storage: Map<string, string>): Record<string, string> {
  * memory at every step of a long loop could otherwise make the node hold gigabytes.
  */
 const MAX_STRUCT_LOG_BYTES = 32 * 1024 * 1024;
+
+const OBJECT_END = Buffer.from('}');
 
 /** About what one step weighs in JSON: its fixed fields, each stack and memory word, each slot. */
 function jsonBytesOf(log: StructLog): number {
@@ -198,7 +201,7 @@ export const structLogger: TracerFactory = (_subject, config) => {
 
   return {
     hooks,
-    result(outcome) {
+    async result(outcome) {
       if (logBytes > MAX_STRUCT_LOG_BYTES) {
         throw new InvalidInputError(
           `trace too large: its struct logs pass ${MAX_STRUCT_LOG_BYTES / 1024 / 1024} MiB; ` +
@@ -208,7 +211,9 @@ export const structLogger: TracerFactory = (_subject, config) => {
       const failed = outcome.error !== undefined;
       // The output on success, the revert data on a revert, nothing on another failure.
       const returnValue = failed && outcome.error !== 'execution reverted' ? '0x' : hexOf(outcome.returnValue);
-      return { gas: Number(outcome.gasUsed), failed, returnValue, structLogs: logs };
+      const head = JSON.stringify({ gas: Number(outcome.gasUsed), failed, returnValue }).slice(0, -1);
+      const structLogs = await jsonArrayInTurns(logs);
+      return new RawJson(Buffer.concat([Buffer.from(`${head},"structLogs":`), structLogs.bytes, OBJECT_END]));
     },
   };
 };

@@ -4,7 +4,7 @@ import type { TraceConfig } from '../trace-config.js';
 /** One tracer watching one transaction (or call): the hooks it attaches and the result it builds. */
 export interface TransactionTracer {
   readonly hooks: EvmTracer;
-  /** The tracer's JSON result, once the transaction ran (and `hooks.finish` was called). */
+  /** The tracer's JSON result (a value, or RawJson), or a promise of it, once the transaction ran (and `hooks.finish` was called). */
   result(outcome: TraceOutcome): unknown;
   /** Frees what the tracer holds outside the JS heap; called once the trace is over, whether it ran or failed. */
   dispose?(): void;
