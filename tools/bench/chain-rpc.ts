@@ -51,7 +51,7 @@ function endpointOf(url: string): { readonly pool: Pool; readonly path: string }
 }
 
 /** POSTs `body` to `url`; resolves to the status and the answer's text. */
-async function post(url: string, body: string): Promise<{ status: number; text: string }> {
+export async function post(url: string, body: string): Promise<{ status: number; text: string }> {
   const { pool, path } = endpointOf(url);
   const answer = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json' }, body });
   return { status: answer.statusCode, text: await answer.body.text() };

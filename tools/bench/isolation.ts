@@ -1,14 +1,16 @@
 /**
- * `npm run bench:isolation`: how the node serves other calls and keeps its block cadence while an
- * `eth_call` computes for seconds inside a precompile (9.9M BLAKE2 rounds, a 260-pair pairing
- * check), against anvil in the same run. Both servers make 400 ms blocks; `eth_blockNumber` is
- * asked every 20 ms while the heavy call runs.
+ * `npm run bench:isolation`: how the node serves other calls and keeps its block cadence while a
+ * request computes for long, against anvil in the same run: an `eth_call` that computes for
+ * seconds inside a precompile (9.9M BLAKE2 rounds, a 260-pair pairing check), then the requests a
+ * hostile client sends to hold the thread (`hostile-requests.ts`). Both servers make 400 ms
+ * blocks; `eth_blockNumber` is asked every 20 ms while the request runs.
  */
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { blockNumber, rpc } from './chain-rpc.js';
+import { blockNumber, post, rpc } from './chain-rpc.js';
 import { startAnvil, startEvmnode, type ChainServer } from './chain-servers.js';
 import { HEAVY_CALLS } from './heavy-precompile-calls.js';
+import { HOSTILE_REQUESTS } from './hostile-requests.js';
 import { percentile } from './load-result.js';
 import { anvilBinary } from './targets.js';
 import { formatTable } from './text-table.js';
@@ -23,12 +25,13 @@ interface Observation {
   readonly blocks: number;
 }
 
-async function observe(server: ChainServer, call: object): Promise<Observation> {
+/** What `send` answered, and `eth_blockNumber`'s answer times and the blocks made while it ran. */
+async function observe(server: ChainServer, send: (url: string) => Promise<string>): Promise<Observation> {
   const first = await blockNumber(server.url);
   const started = performance.now();
   let outcome = '';
-  const heavy = rpc<string>(server.url, 'eth_call', [call, 'latest']).then(
-    (result) => (outcome = `${result.length / 2 - 1} bytes`),
+  const heavy = send(server.url).then(
+    (answer) => (outcome = answer),
     (error: unknown) => (outcome = `error: ${(error as Error).message}`),
   );
   const latencies: number[] = [];
@@ -43,14 +46,39 @@ async function observe(server: ChainServer, call: object): Promise<Observation> 
   return { callMs: performance.now() - started, outcome, latencies, blocks: last - first };
 }
 
+/**
+ * An answer in a few words: an error's code and the start of its message, or its size. A long
+ * answer is not parsed: this thread also times `eth_blockNumber`.
+ */
+function summary(text: string): string {
+  if (text.length > 100_000) {
+    const code = /^\{"jsonrpc":"2\.0","id":\d+,"error":\{"code":(-?\d+)/.exec(text)?.[1];
+    return code === undefined ? `${text.length} bytes` : `${code}, ${text.length} bytes`;
+  }
+  const answer = JSON.parse(text) as { result?: unknown; error?: { code: number; message: string } } | unknown[];
+  if (Array.isArray(answer)) return `${answer.length} answers`;
+  if (answer.error !== undefined) return `${answer.error.code} ${answer.error.message.slice(0, 40)}`;
+  return `${text.length} bytes`;
+}
+
 async function main(): Promise<void> {
   const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
   const servers = [await startEvmnode(repoRoot, `${BLOCK_TIME_MS}ms`), await startAnvil(anvilBinary(), 31337n, 0.4)];
   const rows: string[][] = [];
   try {
-    for (const { name, call } of HEAVY_CALLS) {
+    const requests = [
+      ...HEAVY_CALLS.map(({ name, call }) => ({
+        name,
+        send: async (url: string) => `${(await rpc<string>(url, 'eth_call', [call, 'latest'])).length / 2 - 1} bytes`,
+      })),
+      ...HOSTILE_REQUESTS.map(({ name, body }) => ({
+        name,
+        send: async (url: string) => summary((await post(url, body)).text),
+      })),
+    ];
+    for (const { name, send } of requests) {
       for (const server of servers) {
-        const seen = await observe(server, call);
+        const seen = await observe(server, send);
         rows.push([
           name,
           server.name,
@@ -65,7 +93,7 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
   }
-  const header = ['heavy eth_call', 'server', 'call ms', 'answer', 'blockNumber p50 ms', 'max ms', 'blocks / slots'];
+  const header = ['request', 'server', 'call ms', 'answer', 'blockNumber p50 ms', 'max ms', 'blocks / slots'];
   for (const line of formatTable(header, rows, 'llrlrrr')) console.log(line);
 }
 
