@@ -6,10 +6,11 @@ import {
   InvalidInputError,
   quantity,
   RawJson,
+  RequestJsonBusyError,
   type RequestContext,
   TransactionRejectedError,
 } from '@evmnode/core';
-import { RpcRequest } from '@evmnode/core/internal';
+import { Dispatcher, RpcRequest } from '@evmnode/core/internal';
 import { call, dispatcherHarness } from '../support/dispatcher-harness.js';
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -470,6 +471,19 @@ describe('dispatcher', () => {
       const request = new RpcRequest('http', 'h', undefined, 'test-client');
       await sendRaw(JSON.stringify(call('test_header')), 'http', request);
       expect(request.responseHeaders).to.deep.equal([['X-Test', 'yes']]);
+    });
+  });
+
+  it('answers a body it could not read with -32700, or with -32005 when too many waited to be read', () => {
+    expect(JSON.parse(Dispatcher.unreadable(new SyntaxError('exceeded max depth')))).to.deep.equal({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'parse error' },
+    });
+    expect(JSON.parse(Dispatcher.unreadable(new RequestJsonBusyError()))).to.deep.equal({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32005, message: 'server busy: too many large requests waiting to be read' },
     });
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { MAX_JSON_VALUES, MAX_NESTING_DEPTH, parseRequestJson } from '@evmnode/core';
+import { MAX_JSON_VALUES, MAX_NESTING_DEPTH, parseRequestJson, RequestJsonBusyError } from '@evmnode/core';
 
 /** `levels` arrays, one inside the other. */
 const nestedArrays = (levels: number): string => '['.repeat(levels) + ']'.repeat(levels);
@@ -62,6 +62,19 @@ describe('parseRequestJson', () => {
     expect(await refusal(`[${members(50_000)}]`)).to.equal('exceeded max values (50000)');
     // A million tiny arrays in 4.8 MB: refused on the other thread, never parsed on this one.
     expect(await refusal(valuesArray(1_200_000, '[1]'))).to.equal('exceeded max values (50000)');
+  });
+
+  it('refuses a long body at once while 64 MiB of others wait to be read, and reads the next once they are', async () => {
+    const long = `["${'a'.repeat(5_000_000)}"]`;
+    // Thirteen such bodies fit in 64 MiB; the fourteenth finds no room.
+    const outcomes = await Promise.allSettled(Array.from({ length: 14 }, () => parseRequestJson(long)));
+    expect(outcomes.slice(0, 13).map((outcome) => outcome.status)).to.deep.equal(Array(13).fill('fulfilled'));
+    const refused = outcomes[13]!;
+    expect(refused.status).to.equal('rejected');
+    const { reason } = refused as PromiseRejectedResult;
+    expect(reason).to.be.instanceOf(RequestJsonBusyError);
+    expect((reason as Error).message).to.equal('server busy: too many large requests waiting to be read');
+    expect(await parseRequestJson(long)).to.deep.equal(['a'.repeat(5_000_000)]);
   });
 
   it('finds the deep branch of a body otherwise wide and shallow', async () => {

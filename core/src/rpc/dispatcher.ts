@@ -4,6 +4,7 @@ import { runBoundedBatch } from './bounded-batch.js';
 import { decodeParams } from './decode-params.js';
 import type { MethodRegistry } from './method-registry.js';
 import type { RequestHooks } from './request-hooks.js';
+import { RequestJsonBusyError } from './request-json.js';
 import { errorText, IdTexts, isValidId, resultText, type ResponseBody } from './response-text.js';
 import type { RpcRequest } from './rpc-request.js';
 import type { CoreConfig } from '../config/core-schema.js';
@@ -79,6 +80,12 @@ export class Dispatcher {
 
   /** The answer to a body that is not valid JSON. */
   static readonly PARSE_ERROR = errorText('null', { code: ErrorCode.ParseError, message: 'parse error' });
+
+  /** The answer to a body `parseRequestJson` refused with `error`: not JSON, or too many waiting to be read. */
+  static unreadable(error: unknown): string {
+    if (!(error instanceof RequestJsonBusyError)) return Dispatcher.PARSE_ERROR;
+    return errorText('null', { code: ErrorCode.LimitExceeded, message: error.message });
+  }
 
   /**
    * Serves a parsed request body (`rawBody` is its source text, for exact ids). Resolves to the

@@ -11,6 +11,18 @@ export { MAX_JSON_VALUES, MAX_NESTING_DEPTH } from './request-json-limits.js';
 const CHECKED_HERE_CHARS = 256 * 1024;
 /** The checking thread parses one body at a time: the largest, of tiny values, takes ~150 MB of heap. */
 const CHECK_THREAD_HEAP_MB = 512;
+/**
+ * Long bodies waiting for the checking thread, in characters, at most: each is held until its
+ * turn, so a flood of them would otherwise hold gigabytes. Past it, a long body is refused at once.
+ */
+const MAX_WAITING_CHARS = 64 * 1024 * 1024;
+
+/** A long body refused because too many wait to be read: a refusal that a retry can cure. */
+export class RequestJsonBusyError extends Error {
+  constructor() {
+    super('server busy: too many large requests waiting to be read');
+  }
+}
 
 /** A body the checking thread is asked about. */
 export interface BodyCheck {
@@ -26,7 +38,8 @@ export interface BodyVerdict {
 
 /**
  * A request's JSON value, as `JSON.parse` gives it; a SyntaxError, as `JSON.parse` throws, when the
- * text is not JSON or exceeds the limits (`MAX_NESTING_DEPTH`, `MAX_JSON_VALUES`).
+ * text is not JSON or exceeds the limits (`MAX_NESTING_DEPTH`, `MAX_JSON_VALUES`); a
+ * {@link RequestJsonBusyError} when a long text finds too many others waiting.
  */
 export async function parseRequestJson(text: string): Promise<unknown> {
   if (text.length <= CHECKED_HERE_CHARS) {
@@ -43,12 +56,17 @@ export async function parseRequestJson(text: string): Promise<unknown> {
 /** The checking thread, started with the first long body; it holds no work between bodies. */
 class CheckThread {
   #worker: Worker | undefined;
-  readonly #waiting = new Map<number, (fault: string | undefined) => void>();
+  readonly #waiting = new Map<number, { readonly chars: number; resolve(fault: string | undefined): void }>();
+  #waitingChars = 0;
   #nextId = 0;
 
-  check(text: string): Promise<string | undefined> {
+  async check(text: string): Promise<string | undefined> {
+    if (this.#waitingChars + text.length > MAX_WAITING_CHARS) throw new RequestJsonBusyError();
     const id = this.#nextId++;
-    const verdict = new Promise<string | undefined>((resolve) => this.#waiting.set(id, resolve));
+    this.#waitingChars += text.length;
+    const verdict = new Promise<string | undefined>((resolve) =>
+      this.#waiting.set(id, { chars: text.length, resolve }),
+    );
     const worker = (this.#worker ??= this.#spawn());
     worker.postMessage({ id, text } satisfies BodyCheck);
     // Referenced only while it has work: an idle thread must not keep the process alive.
@@ -73,10 +91,12 @@ class CheckThread {
   }
 
   #answer(id: number, fault: string | undefined): void {
-    const resolve = this.#waiting.get(id);
+    const waiting = this.#waiting.get(id);
+    if (waiting === undefined) return;
     this.#waiting.delete(id);
+    this.#waitingChars -= waiting.chars;
     if (this.#waiting.size === 0) this.#worker?.unref();
-    resolve?.(fault);
+    waiting.resolve(fault);
   }
 }
 

@@ -117,7 +117,7 @@ export class HttpTransport {
     this.#service = new RpcPostService(dispatcher, {
       bodyLimit: config.evm.max_request_body_bytes,
       corsOrigins: config.evm.cors_origins,
-      parseError: Dispatcher.PARSE_ERROR,
+      unreadable: (error) => Dispatcher.unreadable(error),
       hostAllowed: this.#hostAllowed,
     });
     this.#server = createServer(httpServerOptions(config), (req, res) => this.#serve(req, res));

@@ -14,7 +14,8 @@ const PLAIN_TEXT = 'text/plain; charset=utf-8';
 export interface RpcPostOptions {
   readonly bodyLimit: number;
   readonly corsOrigins: readonly string[];
-  readonly parseError: string;
+  /** The answer to a body that could not be read as a request (`Dispatcher.unreadable`). */
+  unreadable(error: unknown): string;
   readonly hostAllowed: HostCheck;
 }
 
@@ -101,7 +102,7 @@ export class RpcPostService {
     const raw = bytes.toString('utf8');
     parseRequestJson(raw).then(
       (body) => this.#dispatch(body, raw, headers, request, sink),
-      () => this.#encode(200, this.options.parseError, headers, undefined, sink),
+      (error: unknown) => this.#encode(200, this.options.unreadable(error), headers, undefined, sink),
     );
     return request;
   }

@@ -114,8 +114,8 @@ export class WsTransport {
     let body: unknown;
     try {
       body = await parseRequestJson(text);
-    } catch {
-      connection.send(Dispatcher.PARSE_ERROR);
+    } catch (error) {
+      connection.send(Dispatcher.unreadable(error));
       return;
     }
     const requestId = `${connection.id}-${++this.#nextMessageId}`;

@@ -105,7 +105,7 @@ export class EventSockets {
     try {
       request = (await parseRequestJson(text)) as typeof request;
     } catch (error) {
-      const refusal = CometRpcError.parseError(`error unmarshaling request: ${(error as Error).message}`);
+      const refusal = CometRpcError.unreadable(error);
       return { jsonrpc: '2.0', id: null, error: refusal.toJSON() };
     }
     const { method, id = null } = request ?? {};

@@ -161,7 +161,7 @@ export class GatewayServer {
       try {
         body = await parseRequestJson(text);
       } catch (error) {
-        const refusal = CometRpcError.parseError(`error unmarshaling request: ${(error as Error).message}`);
+        const refusal = CometRpcError.unreadable(error);
         return send(res, refusal.httpStatus, errorResponse(null, refusal));
       }
     } catch (error) {

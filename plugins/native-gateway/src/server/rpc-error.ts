@@ -1,3 +1,5 @@
+import { RequestJsonBusyError } from '@evmnode/core';
+
 /**
  * A JSON-RPC error as CometBFT words it: a fixed message per code and the detail in `data`
  * (cosmjs shows the whole object, so clients see the detail).
@@ -15,6 +17,14 @@ export class CometRpcError extends Error {
 
   static parseError(detail: string): CometRpcError {
     return new CometRpcError(-32700, 'Parse error', detail);
+  }
+
+  /** A body `parseRequestJson` refused: not JSON as CometBFT's decoder words it, or too many bodies waiting to be read. */
+  static unreadable(error: unknown): CometRpcError {
+    const { message } = error as Error;
+    return error instanceof RequestJsonBusyError
+      ? CometRpcError.internal(message)
+      : CometRpcError.parseError(`error unmarshaling request: ${message}`);
   }
 
   static invalidRequest(detail: string): CometRpcError {
