@@ -13,6 +13,11 @@ async function transfersInOneBlock(node: TestNode, count: number): Promise<{ hei
   const raws = await Promise.all(
     Array.from({ length: count }, (_, nonce) => sign(devWallet(0), { nonce, to: RECIPIENT, value: 1n })),
   );
+  return inOneBlock(node, raws);
+}
+
+/** Submits signed transactions together, which must land in one block; its height and their hashes, in block order. */
+async function inOneBlock(node: TestNode, raws: readonly string[]): Promise<{ height: string; hashes: string[] }> {
   const hashes = await submitTogether(node.url, raws);
   const receipts = await Promise.all(hashes.map((hash) => waitForReceipt(node.url, hash)));
   const heights = new Set(receipts.map((receipt) => receipt.blockNumber));
@@ -139,6 +144,27 @@ describe('debug-trace: methods, errors and limits', () => {
     expect(narrowed.failed).to.equal(false);
     // Four set-up steps, seven a turn of the loop, and the STOP.
     expect(narrowed.structLogs).to.have.length(4 + 1024 * 7 + 1);
+  });
+
+  it("refuses a block's traces past 128 MiB in all, though each transaction's is within its own budget", async () => {
+    // Init code that grows memory to 1.5 KiB, then loops 1,024 times: with enableMemory, about 24 MB
+    // of struct logs a transaction, six of them in the block.
+    const loop = '0x600161' + '05e052' + '610400' + '5b' + '600190' + '03' + '80' + '6009' + '57' + '00';
+    const raws = await Promise.all(
+      Array.from({ length: 6 }, (_, nonce) => sign(devWallet(9), { nonce, data: loop, gasLimit: 200_000n })),
+    );
+    const loops = await inOneBlock(node, raws);
+    const alone = (await rpc(node.url, 'debug_traceTransaction', [loops.hashes[5], { enableMemory: true }])).result;
+    expect(alone.structLogs).to.have.length(4 + 1024 * 7 + 1);
+    expect(
+      (await rpc(node.url, 'debug_traceBlockByNumber', [loops.height, { enableMemory: true }])).error,
+    ).to.deep.equal({
+      code: -32000,
+      message: "trace too large: the block's traces pass 128 MiB; trace its transactions one at a time",
+    });
+    // Without memory, the same block's traces fit.
+    const narrowed = (await rpc(node.url, 'debug_traceBlockByNumber', [loops.height, {}])).result;
+    expect(narrowed.map((entry: { txHash: string }) => entry.txHash)).to.deep.equal(loops.hashes);
   });
 
   it('refuses blocks beyond max_trace_lookback_blocks', async () => {

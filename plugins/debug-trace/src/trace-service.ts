@@ -55,6 +55,12 @@ const FAILURE_PROBE: TraceConfig = { tracer: 'callTracer' };
 const DEFAULT_TIMEOUT = '5s';
 
 /**
+ * The most a block trace's results may weigh as JSON: each transaction's struct logs have a bound
+ * of their own, but a large block holds many transactions.
+ */
+const MAX_BLOCK_TRACE_BYTES = 128 * 1024 * 1024;
+
+/**
  * The debug namespace's traces, for `debug_trace*` and for other plugins (the legacy
  * `ext_traceBlockBy*ExcludeTraceFail`): geth's tracers over the core Replayer, with the limits
  * of interface.md §4.8 and decisions.md D7.
@@ -260,11 +266,14 @@ export class TraceService {
 class TracersMade {
   readonly #all: TransactionTracer[] = [];
   readonly results: unknown[] = [];
+  /** The bytes of the results made JSON so far. */
+  #jsonBytes = 0;
 
   /**
    * `tracer`'s hooks, building its result in `finish`: the last moment the replay's state holds
-   * what the transaction left, which a JS tracer's `result(ctx, db)` may read. With `asJson`, the
-   * result is made JSON there, in its transaction's turn of the event loop.
+   * what the transaction left, which a JS tracer's `result(ctx, db)` may read. With `asJson` (a
+   * block's traces), the result is made JSON there, in its transaction's turn of the event loop, and
+   * the results together may weigh {@link MAX_BLOCK_TRACE_BYTES} at most.
    */
   attach(tracer: TransactionTracer, asJson = false): EvmTracer {
     const at = this.#all.push(tracer) - 1;
@@ -274,7 +283,18 @@ class TracersMade {
       finish: async (outcome) => {
         await hooks.finish?.(outcome);
         const result = await tracer.result(outcome);
-        this.results[at] = asJson ? jsonOf(result) : result;
+        if (!asJson) {
+          this.results[at] = result;
+          return;
+        }
+        const json = jsonOf(result);
+        this.#jsonBytes += json.bytes.length;
+        if (this.#jsonBytes > MAX_BLOCK_TRACE_BYTES) {
+          throw new InvalidInputError(
+            `trace too large: the block's traces pass ${MAX_BLOCK_TRACE_BYTES / 1024 / 1024} MiB; trace its transactions one at a time`,
+          );
+        }
+        this.results[at] = json;
       },
     };
   }
