@@ -163,8 +163,10 @@ describe('debug-trace: methods, errors and limits', () => {
       message: "trace too large: the block's traces pass 128 MiB; trace its transactions one at a time",
     });
     // Without memory, the same block's traces fit.
-    const narrowed = (await rpc(node.url, 'debug_traceBlockByNumber', [loops.height, {}])).result;
-    expect(narrowed.map((entry: { txHash: string }) => entry.txHash)).to.deep.equal(loops.hashes);
+    const narrowed = (await rpc(node.url, 'debug_traceBlockByNumber', [loops.height, {}])).result as {
+      txHash: string;
+    }[];
+    expect(narrowed.map((entry) => entry.txHash)).to.deep.equal(loops.hashes);
   });
 
   it('refuses blocks beyond max_trace_lookback_blocks', async () => {
