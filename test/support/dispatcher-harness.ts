@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import type { MethodDefinition, Transport } from '@evmnode/core';
+import { HeldAnswers, type MethodDefinition, type Transport } from '@evmnode/core';
 import { Dispatcher, MethodRegistry, RequestHooks, RpcRequest } from '@evmnode/core/internal';
 import { coreConfigWith } from './config.js';
 
@@ -14,7 +14,8 @@ export function dispatcherHarness(methods: readonly MethodDefinition[], config: 
     { level: 'info' },
     { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) },
   );
-  const dispatcher = new Dispatcher(registry, hooks, core, logger);
+  const heldAnswers = new HeldAnswers(core.evm.max_held_answer_bytes);
+  const dispatcher = new Dispatcher(registry, hooks, core, logger, heldAnswers);
 
   /** Sends `body` (JSON text) and returns the raw response text, or undefined for no response. */
   async function sendRaw(
@@ -32,7 +33,7 @@ export function dispatcherHarness(methods: readonly MethodDefinition[], config: 
     return text === undefined ? undefined : JSON.parse(text);
   }
 
-  return { dispatcher, registry, hooks, logs, send, sendRaw };
+  return { dispatcher, registry, hooks, heldAnswers, logs, send, sendRaw };
 }
 
 /** A call envelope. */

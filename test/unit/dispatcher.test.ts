@@ -381,6 +381,23 @@ describe('dispatcher', () => {
       });
     });
 
+    it('gives the calls of a batch whose answers find no room in max_held_answer_bytes -32005, after closing the connections with the most unread', async () => {
+      const { send: sendHeld, heldAnswers } = dispatcherHarness(methods, { evm: { max_held_answer_bytes: 260 } });
+      const closed: string[] = [];
+      heldAnswers.hold({}, 60, () => closed.push('small reader'));
+      heldAnswers.hold({}, 80, () => closed.push('large reader'));
+      const batch = [call('test_text', [], 1), call('test_text', [], 2), call('test_text', [], 3)];
+      const response = (await sendHeld(batch)) as { result?: string; error?: unknown }[];
+      // Each answer is 96 bytes: the first fits beside both readers, the second once the larger reader is
+      // closed; for the third, closing the other one too leaves too little.
+      expect(closed).to.deep.equal(['large reader', 'small reader']);
+      expect(response.slice(0, 2).map((answer) => answer.result?.length)).to.deep.equal([60, 60]);
+      const busy = { code: -32005, message: 'server busy: too many large answers held for clients' };
+      expect(response[2]).to.deep.equal({ jsonrpc: '2.0', id: 3, error: busy });
+      // The batch gave its room back.
+      expect(heldAnswers.total).to.equal(0);
+    });
+
     it(`runs at most ${BATCH_CONCURRENCY} calls of a batch at once and answers in order`, async () => {
       Object.assign(tracked, { started: 0, running: 0, mostRunning: 0 });
       const batch = Array.from({ length: 40 }, (_, index) =>

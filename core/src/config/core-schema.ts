@@ -50,6 +50,7 @@ export interface CoreConfig {
     readonly max_client_share: number;
     readonly max_open_connections: number;
     readonly max_connections_per_ip: number;
+    readonly max_held_answer_bytes: number;
   };
   readonly consensus: {
     readonly block_time: number;
@@ -244,6 +245,14 @@ export const coreSchema = {
       doc: 'Most connections each port holds open at once from one remote address; more are closed as they arrive.',
       format: 'nat',
       default: 1000,
+    },
+    max_held_answer_bytes: {
+      doc:
+        'Bytes of answers the node holds for all clients together: gathered by batches, or written and not yet read. ' +
+        'Past it, the connections holding the most unread are closed, then batches get "server busy". ' +
+        "At least the largest answer (a block trace's 128 MiB).",
+      format: 'nat',
+      default: 256 * 1024 * 1024,
     },
   },
   consensus: {

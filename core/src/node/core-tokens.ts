@@ -14,6 +14,7 @@ import type { CoreConfig } from '../config/core-schema.js';
 import type { Database } from '../storage/database.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { RequestHooks } from '../rpc/request-hooks.js';
+import type { HeldAnswers } from '../transport/held-answers.js';
 
 /** The services core provides to every plugin, each typed by its interface (docs/plugins.md). */
 export const CoreTokens = {
@@ -45,6 +46,8 @@ export const CoreTokens = {
   Metrics: defineToken<Metrics | null>('Metrics'),
   /** Request hooks run by the dispatcher around every call (limits, metrics, gates). */
   RequestHooks: defineToken<RequestHooks>('RequestHooks'),
+  /** The answers the node holds for its clients (gathered by batches, or unread), bounded as a whole (`[evm] max_held_answer_bytes`). */
+  HeldAnswers: defineToken<HeldAnswers>('HeldAnswers'),
   /** The root logger; plugins receive a child logger in setup instead. */
   Logger: defineToken<Logger>('Logger'),
 } as const;

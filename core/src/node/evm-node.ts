@@ -41,6 +41,7 @@ import { Database, dataFolderOf } from '../storage/database.js';
 import { HeadMarker } from '../storage/head-marker.js';
 import { HttpTransport } from '../transport/http-server.js';
 import { WsTransport } from '../transport/ws-server.js';
+import { HeldAnswers } from '../transport/held-answers.js';
 
 export interface NodeOptions {
   readonly sources: ConfigSources;
@@ -137,6 +138,7 @@ export class EvmNode {
     // A factory, not a value: tsyringe takes a null value for a missing registration.
     container.register(CoreTokens.Metrics, { useFactory: () => metrics });
     container.register(CoreTokens.RequestHooks, { useValue: new RequestHooks() });
+    container.register(CoreTokens.HeldAnswers, { useValue: new HeldAnswers(core.evm.max_held_answer_bytes) });
     container.registerSingleton(InternalTokens.MethodRegistry, MethodRegistry);
     container.registerSingleton(InternalTokens.Dispatcher, Dispatcher);
 

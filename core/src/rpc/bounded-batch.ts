@@ -1,4 +1,5 @@
 import { EventLoopTurns } from './event-loop-turns.js';
+import type { HeldAnswers } from '../transport/held-answers.js';
 
 /**
  * Calls of one batch under way at once. Enough to overlap storage reads; few enough that a batch
@@ -12,13 +13,18 @@ export interface BoundedBatchOptions {
   /** Time the batch may take, from its first asynchronous call; undefined: no limit. */
   readonly timeoutMs?: number;
   readonly concurrency?: number;
+  /**
+   * The node's bound on the answers it holds: each answer takes its room as it comes, and the
+   * batch gives it all back when it ends. One that finds no room stops the batch ('busy').
+   */
+  readonly held?: HeldAnswers;
 }
 
 export interface BoundedBatchRun<T> {
   /** Answers by index; undefined where none came (a notification, or a call not run or not finished). */
   readonly answers: (T | undefined)[];
   /** Why the batch stopped before its end, if it did. */
-  readonly stop: 'too-large' | 'timed-out' | undefined;
+  readonly stop: 'too-large' | 'timed-out' | 'busy' | undefined;
   /** The calls before this index were answered in order within `maxBytes` (the last one may pass it). */
   readonly counted: number;
   /** The calls from this index on were never started. */
@@ -41,7 +47,7 @@ export interface BoundedBatchRun<T> {
 export async function runBoundedBatch<T extends { readonly length: number }>(
   count: number,
   call: (index: number) => T | undefined | Promise<T | undefined>,
-  { maxBytes, timeoutMs, concurrency = BATCH_CONCURRENCY }: BoundedBatchOptions,
+  { maxBytes, timeoutMs, concurrency = BATCH_CONCURRENCY, held }: BoundedBatchOptions,
 ): Promise<BoundedBatchRun<T>> {
   const answers = new Array<T | undefined>(count);
   const running = new Set<number>();
@@ -52,6 +58,20 @@ export async function runBoundedBatch<T extends { readonly length: number }>(
   let done = false;
   let wake: (() => void) | undefined;
   let timer: NodeJS.Timeout | undefined;
+  let taken = 0;
+
+  /** Keeps an answer, once the node has room for it. */
+  const keep = (index: number, answer: T | undefined): void => {
+    const bytes = answer?.length ?? 0;
+    if (held !== undefined && bytes > 0) {
+      if (!held.take(bytes)) {
+        stop ??= 'busy';
+        return;
+      }
+      taken += bytes;
+    }
+    answers[index] = answer;
+  };
 
   const countAnswered = (): void => {
     while (counted < next && !running.has(counted) && stop === undefined) {
@@ -71,7 +91,7 @@ export async function runBoundedBatch<T extends { readonly length: number }>(
         running.add(index);
         void answer.then((value) => {
           if (done) return;
-          answers[index] = value;
+          keep(index, value);
           running.delete(index);
           wake?.();
         });
@@ -82,7 +102,7 @@ export async function runBoundedBatch<T extends { readonly length: number }>(
           }, timeoutMs);
         }
       } else {
-        answers[index] = answer;
+        keep(index, answer);
       }
       countAnswered();
       const turn = turns.pause();
@@ -100,5 +120,6 @@ export async function runBoundedBatch<T extends { readonly length: number }>(
   }
   done = true;
   clearTimeout(timer);
+  held?.give(taken);
   return { answers, stop, counted, next, running: [...running] };
 }

@@ -19,6 +19,7 @@ import {
 } from '../errors/rpc-error.js';
 import { InternalTokens } from '../node/internal-tokens.js';
 import { CoreTokens } from '../node/core-tokens.js';
+import { HELD_ANSWERS_BUSY, type HeldAnswers } from '../transport/held-answers.js';
 
 /** The answer to one call: response text, nothing (a notification), or a call still running. */
 type Outcome = ResponseBody | undefined | PendingCall;
@@ -40,6 +41,7 @@ const TIMED_OUT = new ResourceUnavailableError('request timed out');
 const TIMED_OUT_ERROR = TIMED_OUT.toJSON();
 const RESPONSE_TOO_LARGE: RpcErrorObject = { code: ErrorCode.TransactionRejected, message: 'response too large' };
 const INTERNAL: RpcErrorObject = { code: ErrorCode.Internal, message: 'internal error' };
+const ANSWERS_BUSY: RpcErrorObject = { code: ErrorCode.LimitExceeded, message: HELD_ANSWERS_BUSY };
 
 function isPending(outcome: Outcome): outcome is PendingCall {
   return typeof outcome === 'object' && !Buffer.isBuffer(outcome);
@@ -71,6 +73,7 @@ export class Dispatcher {
     @inject(CoreTokens.RequestHooks) private readonly hooks: RequestHooks,
     @inject(CoreTokens.Config) config: CoreConfig,
     @inject(CoreTokens.Logger) private readonly logger: Logger,
+    @inject(CoreTokens.HeldAnswers) private readonly heldAnswers: HeldAnswers,
   ) {
     this.#batchLimit = config.evm.batch_request_limit;
     this.#responseMaxBytes = config.evm.batch_response_max_size;
@@ -119,13 +122,13 @@ export class Dispatcher {
         pending.set(index, outcome);
         return outcome.promise;
       },
-      { maxBytes: this.#responseMaxBytes, timeoutMs: this.#timeoutMs },
+      { maxBytes: this.#responseMaxBytes, timeoutMs: this.#timeoutMs, held: this.heldAnswers },
     );
     const { answers } = run;
-    if (run.stop === 'too-large') {
+    if (run.stop === 'too-large' || run.stop === 'busy') {
       // Calls still running past the cap finish on their own; their answers are dropped.
       for (const index of run.running) pending.get(index)!.timedOut = true;
-      this.#refuseFrom(batch, ids, answers, run.counted, RESPONSE_TOO_LARGE);
+      this.#refuseFrom(batch, ids, answers, run.counted, run.stop === 'busy' ? ANSWERS_BUSY : RESPONSE_TOO_LARGE);
     } else if (run.stop === 'timed-out') {
       for (const index of run.running) answers[index] = this.#expire(pending.get(index)!, request);
       this.#refuseFrom(batch, ids, answers, run.next, TIMED_OUT_ERROR);

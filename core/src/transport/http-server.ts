@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { ConnectionLimits, MAX_IN_FLIGHT_PER_CONNECTION } from './connection-limits.js';
 import { allowedOrigin } from './cors-policy.js';
 import { RpcPostService, type PostAnswer, type PostHeaders } from './rpc-post.js';
+import type { HeldAnswers } from './held-answers.js';
 import { hostCheck, INVALID_HOST, type HostCheck } from './virtual-hosts.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import { ResourceUnavailableError } from '../errors/rpc-error.js';
@@ -112,6 +113,7 @@ export class HttpTransport {
     @inject(CoreTokens.Metrics) private readonly metrics: Metrics | null,
     @inject(CoreTokens.KeyRing) keys: KeyRing,
     @inject(InternalTokens.Health) private readonly health: HealthCheck,
+    @inject(CoreTokens.HeldAnswers) private readonly heldAnswers: HeldAnswers,
   ) {
     this.#hostAllowed = hostCheck(config.evm.vhosts, keys);
     this.#service = new RpcPostService(dispatcher, {
@@ -178,6 +180,7 @@ export class HttpTransport {
   }
 
   #servePost(req: IncomingMessage, res: ServerResponse, finished: (error?: Error) => void): void {
+    const arrived = Date.now();
     const headers: PostHeaders = {
       contentLength: req.headers['content-length'],
       contentType: req.headers['content-type'],
@@ -191,6 +194,7 @@ export class HttpTransport {
       if (answer instanceof Error) return finished(answer);
       res.writeHead(answer.status, answer.headers);
       res.end(answer.body);
+      this.heldAnswers.guardHttpAnswer(res, req.socket, arrived + this.config.evm.write_timeout);
       finished();
     };
     const refusal = this.#service.refusal(headers);

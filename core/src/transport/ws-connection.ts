@@ -1,6 +1,7 @@
 import type { WebSocket } from 'ws';
 import type { Connection, ConnectionStateKey } from '../rpc/request-context.js';
 import type { ResponseBody } from '../rpc/response-text.js';
+import type { HeldAnswers } from './held-answers.js';
 
 /**
  * Bytes a client may leave unread before it is disconnected: a slow consumer is dropped rather
@@ -17,6 +18,7 @@ export class WsConnection implements Connection {
   constructor(
     readonly id: string,
     private readonly socket: WebSocket,
+    private readonly heldAnswers: HeldAnswers,
   ) {}
 
   get isOpen(): boolean {
@@ -30,7 +32,7 @@ export class WsConnection implements Connection {
       this.socket.terminate();
       return false;
     }
-    this.socket.send(text, { binary: false });
+    this.heldAnswers.sendWs(this.socket, text);
     return true;
   }
 

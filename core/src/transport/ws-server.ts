@@ -5,6 +5,7 @@ import { inject, injectable } from '../di/decorators.js';
 import { WebSocketServer, type RawData, type VerifyClientCallbackAsync, type WebSocket } from 'ws';
 import { MAX_IN_FLIGHT_PER_CONNECTION } from './connection-limits.js';
 import { CLIENT_GONE, httpServerOptions, limitConnections } from './http-server.js';
+import type { HeldAnswers } from './held-answers.js';
 import { WsConnection } from './ws-connection.js';
 import { hostCheck, INVALID_HOST } from './virtual-hosts.js';
 import type { CoreConfig } from '../config/core-schema.js';
@@ -35,6 +36,7 @@ export class WsTransport {
     @inject(CoreTokens.Config) private readonly config: CoreConfig,
     @inject(CoreTokens.Logger) private readonly logger: Logger,
     @inject(CoreTokens.KeyRing) private readonly keys: KeyRing,
+    @inject(CoreTokens.HeldAnswers) private readonly heldAnswers: HeldAnswers,
   ) {}
 
   listen(): Promise<AddressInfo> {
@@ -84,7 +86,7 @@ export class WsTransport {
 
   /** `origin` is the upgrade request's: every message of the connection comes from that page. */
   #accept(socket: WebSocket, origin: string | undefined): void {
-    const connection = new WsConnection(`ws-${++this.#nextConnectionId}`, socket);
+    const connection = new WsConnection(`ws-${++this.#nextConnectionId}`, socket, this.heldAnswers);
     const running = new Set<RpcRequest>();
     let inFlight = 0;
     socket.on('message', (data) => {

@@ -1,7 +1,12 @@
 import { CoreTokens } from '@evmnode/core';
 
 /** The services native-gateway's setup receives. */
-export const deps = { native: CoreTokens.NativeLayer, chain: CoreTokens.ChainReader, config: CoreTokens.Config };
+export const deps = {
+  native: CoreTokens.NativeLayer,
+  chain: CoreTokens.ChainReader,
+  config: CoreTokens.Config,
+  heldAnswers: CoreTokens.HeldAnswers,
+};
 
 export type Deps = typeof deps;
 

@@ -28,6 +28,8 @@ const setup: PluginSetup<Deps, NativeGatewayConfig> = ({ deps, config, logger })
       maxBodyBytes: config.max_body_bytes,
       readTimeoutMs: deps.config.evm.read_timeout,
       idleTimeoutMs: deps.config.evm.idle_timeout,
+      writeTimeoutMs: deps.config.evm.write_timeout,
+      heldAnswers: deps.heldAnswers,
       maxBatchSize: config.max_request_batch_size,
       // The same cap as the EVM ports' batches.
       maxResponseBytes: deps.config.evm.batch_response_max_size,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { parseRequestJson } from '@evmnode/core';
+import { parseRequestJson, type HeldAnswers } from '@evmnode/core';
 import { CometRpcError } from './rpc-error.js';
 
 /** The one event query served: what followers, and cosmjs' `subscribeNewBlock`, subscribe with. */
@@ -35,6 +35,7 @@ export class EventSockets {
 
   constructor(
     maxMessageBytes: number,
+    private readonly heldAnswers: HeldAnswers,
     private readonly answer: (request: unknown) => Promise<object | undefined>,
   ) {
     this.#server = new WebSocketServer({ noServer: true, maxPayload: maxMessageBytes });
@@ -65,7 +66,7 @@ export class EventSockets {
     const result = `"result":{"query":${JSON.stringify(query)},"data":${JSON.stringify(data)},"events":{"tm.event":[${JSON.stringify(type)}]}}`;
     for (const [client, subscriptions] of this.#clients) {
       if (!subscriptions.has(query)) continue;
-      EventSockets.#send(client, `{"jsonrpc":"2.0","id":${JSON.stringify(subscriptions.get(query))},${result}}`);
+      this.#send(client, `{"jsonrpc":"2.0","id":${JSON.stringify(subscriptions.get(query))},${result}}`);
     }
   }
 
@@ -74,9 +75,9 @@ export class EventSockets {
   }
 
   /** Sends `text`, or disconnects a client that has left too much unread. */
-  static #send(client: WebSocket, text: string): void {
+  #send(client: WebSocket, text: string): void {
     if (client.bufferedAmount > MAX_UNREAD_OUTPUT) client.terminate();
-    else client.send(text);
+    else this.heldAnswers.sendWs(client, text);
   }
 
   #open(client: WebSocket): void {
@@ -90,7 +91,7 @@ export class EventSockets {
       this.#onMessage(subscriptions, data.toString('utf8'))
         .then(
           (answer) => {
-            if (answer !== undefined) EventSockets.#send(client, JSON.stringify(answer));
+            if (answer !== undefined) this.#send(client, JSON.stringify(answer));
           },
           () => client.terminate(),
         )

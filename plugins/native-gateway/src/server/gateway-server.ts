@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { ConnectionLimits, parseRequestJson, runBoundedBatch } from '@evmnode/core';
+import { ConnectionLimits, parseRequestJson, runBoundedBatch, type HeldAnswers } from '@evmnode/core';
 import type { CallParams, GatewayMethod } from './gateway-method.js';
 import { EventSockets } from './event-sockets.js';
 import { CometRpcError } from './rpc-error.js';
@@ -12,6 +12,10 @@ export interface GatewayServerOptions {
   readonly maxBodyBytes: number;
   readonly readTimeoutMs: number;
   readonly idleTimeoutMs: number;
+  /** Time from a request's arrival by which its answer must be written, or its connection is closed. */
+  readonly writeTimeoutMs: number;
+  /** The bound on the answers the node holds, shared with its other ports. */
+  readonly heldAnswers: HeldAnswers;
   /** Most calls in one batch (CometBFT's `max_request_batch_size`; 0: no limit). */
   readonly maxBatchSize: number;
   /** Bytes of answers after which a batch's remaining calls get `response too large`. */
@@ -105,9 +109,11 @@ export class GatewayServer {
     this.#methods = new Map(methods.map((method) => [method.name, method]));
     this.#server = createServer((req, res) => {
       const { socket } = req;
+      const arrived = Date.now();
       const turn = (this.#turns.get(socket) ?? Promise.resolve())
         .then(() => whenDrained(socket))
         .then(() => this.#serve(req, res))
+        .then(() => options.heldAnswers.guardHttpAnswer(res, socket, arrived + options.writeTimeoutMs))
         .catch((error: unknown) => {
           logger.error({ err: error }, 'native gateway request failed');
           if (!res.headersSent) res.statusCode = 500;
@@ -122,7 +128,7 @@ export class GatewayServer {
       maxOpen: options.maxOpenConnections,
       maxPerAddress: options.maxConnectionsPerAddress,
     }).attach(this.#server);
-    this.events = new EventSockets(options.maxBodyBytes, (request) => this.#answer(request));
+    this.events = new EventSockets(options.maxBodyBytes, options.heldAnswers, (request) => this.#answer(request));
     this.events.attach(this.#server);
   }
 
@@ -195,10 +201,10 @@ export class GatewayServer {
         const response = await this.#answer(batch[index]);
         return response === undefined ? undefined : JSON.stringify(response);
       },
-      { maxBytes: this.options.maxResponseBytes },
+      { maxBytes: this.options.maxResponseBytes, held: this.options.heldAnswers },
     );
-    if (stop === 'too-large') {
-      const error = CometRpcError.responseTooLarge();
+    if (stop === 'too-large' || stop === 'busy') {
+      const error = stop === 'busy' ? CometRpcError.answersBusy() : CometRpcError.responseTooLarge();
       for (let index = counted; index < batch.length; index++) {
         const id = idOf(batch[index]);
         if (id !== undefined) answers[index] = JSON.stringify(errorResponse(id === INVALID_ID ? null : id, error));

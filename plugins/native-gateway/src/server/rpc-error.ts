@@ -1,4 +1,4 @@
-import { RequestJsonBusyError } from '@evmnode/core';
+import { HELD_ANSWERS_BUSY, RequestJsonBusyError } from '@evmnode/core';
 
 /**
  * A JSON-RPC error as CometBFT words it: a fixed message per code and the detail in `data`
@@ -45,6 +45,11 @@ export class CometRpcError extends Error {
    */
   static responseTooLarge(): CometRpcError {
     return new CometRpcError(-32003, 'response too large', undefined);
+  }
+
+  /** An element of a batch after the node had no more room for answers (`HeldAnswers`); a retry may find some. */
+  static answersBusy(): CometRpcError {
+    return CometRpcError.internal(HELD_ANSWERS_BUSY);
   }
 
   /** What a method returned as an error: CometBFT answers every such error with -32603. */

@@ -1,0 +1,147 @@
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { WebSocket } from 'ws';
+
+/** How long a WebSocket message may wait to be written before its connection is closed: geth's default write timeout. */
+export const WS_WRITE_TIMEOUT_MS = 10_000;
+
+/** What the calls of a batch get from the first whose answer found no room (-32005: a retry may find some). */
+export const HELD_ANSWERS_BUSY = 'server busy: too many large answers held for clients';
+
+/** A connection's answers left unread, and how to close it. */
+interface Unread {
+  bytes: number;
+  readonly close: () => void;
+}
+
+/**
+ * The answers the node holds for its clients, bounded for the node as a whole: answers a batch
+ * has gathered so far, and answers written but not yet read. Each transport already stops serving
+ * a connection whose answers are not read, and each batch stops at its size cap, but thousands of
+ * connections that each leave one large answer unread, or each run one large batch, would
+ * otherwise hold gigabytes. Past the limit, the connections holding the most unread are closed
+ * first, as a WebSocket client that reads too slowly is; then a batch that would pass the limit
+ * is refused the room.
+ *
+ * @example
+ * res.end(body);
+ * heldAnswers.guardHttpAnswer(res, req.socket, arrivedAt + writeTimeoutMs);
+ * heldAnswers.sendWs(client, text);
+ */
+export class HeldAnswers {
+  readonly #unread = new Map<object, Unread>();
+  #total = 0;
+
+  constructor(readonly limit: number) {}
+
+  /** Bytes held, gathered and unread together. */
+  get total(): number {
+    return this.#total;
+  }
+
+  /**
+   * Takes room for `bytes` of a batch's answers, closing the connections holding the most unread
+   * if need be; false when even that leaves too little. {@link give} returns it.
+   */
+  take(bytes: number): boolean {
+    while (this.#total + bytes > this.limit && this.#unread.size > 0) this.#closeLargest();
+    if (this.#total + bytes > this.limit) return false;
+    this.#total += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.#total -= bytes;
+  }
+
+  /**
+   * Counts `bytes` written to `connection` as unread until the returned function is called (when
+   * they are written out, or the connection closes; calling it again does nothing). `close` closes
+   * the connection, should it hold the most unread when the limit is passed.
+   */
+  hold(connection: object, bytes: number, close: () => void): () => void {
+    let unread = this.#unread.get(connection);
+    if (unread === undefined) {
+      unread = { bytes: 0, close };
+      this.#unread.set(connection, unread);
+    }
+    unread.bytes += bytes;
+    this.#total += bytes;
+    const held = unread;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      // A connection closed for the limit no longer counts: its bytes went with it.
+      if (this.#unread.get(connection) !== held) return;
+      held.bytes -= bytes;
+      this.#total -= bytes;
+      if (held.bytes === 0) this.#unread.delete(connection);
+    };
+    while (this.#total > this.limit && this.#unread.size > 0) this.#closeLargest();
+    return release;
+  }
+
+  /**
+   * Call after `res.end()`: counts what is left of the answer unwritten (a client reading slowly,
+   * or not at all), and closes its connection should any of it still be unwritten at `deadline`
+   * (epoch ms), as geth's HTTP server does at its write timeout.
+   */
+  guardHttpAnswer(res: ServerResponse, socket: Socket, deadline: number): void {
+    const unwritten = res.writableLength;
+    if (unwritten === 0) return;
+    this.#guard(
+      socket,
+      unwritten,
+      () => void socket.destroy(),
+      deadline - Date.now(),
+      (written) => {
+        res.once('finish', written).once('close', written);
+      },
+    );
+  }
+
+  /**
+   * Sends a text message (UTF-8 when a Buffer), counting what is left of it unwritten; the
+   * connection is closed should the message still be unwritten after {@link WS_WRITE_TIMEOUT_MS}.
+   */
+  sendWs(client: WebSocket, text: string | Buffer): void {
+    const before = client.bufferedAmount;
+    let written: (() => void) | undefined;
+    client.send(text, { binary: false }, () => written?.());
+    const unwritten = client.bufferedAmount - before;
+    if (unwritten === 0) return;
+    this.#guard(
+      client,
+      unwritten,
+      () => client.terminate(),
+      WS_WRITE_TIMEOUT_MS,
+      (done) => (written = done),
+    );
+  }
+
+  /** Holds `bytes` of `connection` until `onWritten`'s callback runs; closes it at the timeout first. */
+  #guard(
+    connection: object,
+    bytes: number,
+    close: () => void,
+    timeoutMs: number,
+    onWritten: (written: () => void) => void,
+  ): void {
+    const release = this.hold(connection, bytes, close);
+    const deadline = setTimeout(close, timeoutMs);
+    onWritten(() => {
+      clearTimeout(deadline);
+      release();
+    });
+  }
+
+  #closeLargest(): void {
+    let largest: [object, Unread] | undefined;
+    for (const entry of this.#unread) if (largest === undefined || entry[1].bytes > largest[1].bytes) largest = entry;
+    const [connection, unread] = largest!;
+    this.#unread.delete(connection);
+    this.#total -= unread.bytes;
+    unread.close();
+  }
+}
