@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
+import WebSocket from 'ws';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { rpc } from '../support/rpc-client.js';
 
@@ -97,5 +98,31 @@ describe('answers held for clients', function () {
     await sleep(2000);
     // Only what the kernel's buffers took before the deadline arrives.
     expect(await late.read()).to.be.lessThan(whole);
+  });
+
+  it('closes a WebSocket connection whose unread answers leave a batch no room', async () => {
+    node = await startTestNode({
+      plugins: ['eth-query'],
+      config: { evm: { ...ROOMY_SIMULATIONS, max_held_answer_bytes: 24 * 1024 * 1024 } },
+    });
+    const ws = new WebSocket(node.wsUrl);
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const messages: number[] = [];
+    ws.on('message', (data: Buffer) => messages.push(data.length));
+    ws.on('error', () => {});
+    const closed = new Promise<number>((resolve) => ws.once('close', resolve));
+    // The client stops reading: most of the first answer (16 MB) waits in the node.
+    const raw = (ws as unknown as { _socket: Socket })._socket;
+    raw.pause();
+    ws.send(largeBatch(8));
+    await sleep(1500);
+    // The second batch's answers need room: the connection holding the first is closed for it.
+    ws.send(largeBatch(8));
+    await sleep(2000);
+    raw.resume();
+    // Closed without a close frame, and the first answer never arrived whole.
+    expect(await closed).to.equal(1006);
+    expect(messages).to.deep.equal([]);
+    expect((await rpc(node.url, 'eth_chainId')).result).to.equal('0xae3f2');
   });
 });
