@@ -89,7 +89,8 @@ export class HeldAnswers {
    */
   guardHttpAnswer(res: ServerResponse, socket: Socket, deadline: number): void {
     const unwritten = res.writableLength;
-    if (unwritten === 0) return;
+    // A connection already closed releases nothing later: its bytes are gone with it.
+    if (unwritten === 0 || socket.destroyed) return;
     this.#guard(
       socket,
       unwritten,
