@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { runBoundedBatch, type BoundedBatchOptions } from '@evmnode/core';
+import { MAX_BATCHES_UNDER_WAY, runBoundedBatch, type BoundedBatchOptions } from '@evmnode/core';
 
 const ANSWER = 'x'.repeat(100);
 
@@ -62,5 +62,51 @@ describe('bounded batches', () => {
       // 200 ms of calls: a timer of 1 ms fires between turns of 4 ms; without turns it fires not at all.
       expect(turns).to.be.at.least(10);
     }
+  });
+
+  it(`runs at most ${MAX_BATCHES_UNDER_WAY} batches at once; the others wait their turn, in order`, async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const started: number[] = [];
+    const batches = Array.from({ length: MAX_BATCHES_UNDER_WAY + 3 }, (_, batch) =>
+      runBoundedBatch(
+        1,
+        () => {
+          started.push(batch);
+          return gate.then(() => `${batch}`);
+        },
+        { maxBytes: 1000 },
+      ),
+    );
+    await sleep(20);
+    expect(started).to.deep.equal([...Array(MAX_BATCHES_UNDER_WAY).keys()]);
+    release();
+    const runs = await Promise.all(batches);
+    expect(started).to.deep.equal([...Array(MAX_BATCHES_UNDER_WAY + 3).keys()]);
+    expect(runs.map((run) => run.answers[0])).to.deep.equal(runs.map((_, batch) => `${batch}`));
+  });
+
+  it('times out a batch that waits for its turn past its timeout, running none of its calls', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const holding = Array.from({ length: MAX_BATCHES_UNDER_WAY }, () =>
+      runBoundedBatch(1, () => gate.then(() => 'x'), { maxBytes: 1000 }),
+    );
+    let ran = false;
+    const late = await runBoundedBatch(
+      3,
+      () => {
+        ran = true;
+        return 'y';
+      },
+      { maxBytes: 1000, timeoutMs: 30 },
+    );
+    expect(late).to.deep.include({ stop: 'timed-out', counted: 0, next: 0, running: [] });
+    expect(ran).to.equal(false);
+    release();
+    await Promise.all(holding);
+    // The slots are all free again.
+    const after = await runBoundedBatch(2, (index) => `${index}`, { maxBytes: 1000 });
+    expect(after.answers).to.deep.equal(['0', '1']);
   });
 });
