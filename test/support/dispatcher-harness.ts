@@ -14,7 +14,9 @@ export function dispatcherHarness(methods: readonly MethodDefinition[], config: 
     { level: 'info' },
     { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) },
   );
-  const heldAnswers = new HeldAnswers(core.evm.max_held_answer_bytes);
+  /** The held answers' clock, for a test to let them grow stale. */
+  const heldClock = { now: 0 };
+  const heldAnswers = new HeldAnswers(core.evm.max_held_answer_bytes, () => heldClock.now);
   const dispatcher = new Dispatcher(registry, hooks, core, logger, heldAnswers);
 
   /** Sends `body` (JSON text) and returns the raw response text, or undefined for no response. */
@@ -33,7 +35,7 @@ export function dispatcherHarness(methods: readonly MethodDefinition[], config: 
     return text === undefined ? undefined : JSON.parse(text);
   }
 
-  return { dispatcher, registry, hooks, heldAnswers, logs, send, sendRaw };
+  return { dispatcher, registry, hooks, heldAnswers, heldClock, logs, send, sendRaw };
 }
 
 /** A call envelope. */

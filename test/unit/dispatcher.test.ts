@@ -3,6 +3,7 @@ import {
   address,
   BATCH_CONCURRENCY,
   defineMethod,
+  FRESH_ANSWER_MS,
   InvalidInputError,
   quantity,
   RawJson,
@@ -382,10 +383,13 @@ describe('dispatcher', () => {
     });
 
     it('gives the calls of a batch whose answers find no room in max_held_answer_bytes -32005, after closing the connections with the most unread', async () => {
-      const { send: sendHeld, heldAnswers } = dispatcherHarness(methods, { evm: { max_held_answer_bytes: 260 } });
+      const harness = dispatcherHarness(methods, { evm: { max_held_answer_bytes: 260 } });
+      const { send: sendHeld, heldAnswers, heldClock } = harness;
       const closed: string[] = [];
       heldAnswers.hold({}, 60, () => closed.push('small reader'));
       heldAnswers.hold({}, 80, () => closed.push('large reader'));
+      // Left unread long enough to be closed for room.
+      heldClock.now += FRESH_ANSWER_MS;
       const batch = [call('test_text', [], 1), call('test_text', [], 2), call('test_text', [], 3)];
       const response = (await sendHeld(batch)) as { result?: string; error?: unknown }[];
       // Each answer is 96 bytes: the first fits beside both readers, the second once the larger reader is

@@ -8,9 +8,17 @@ export const WS_WRITE_TIMEOUT_MS = 10_000;
 /** What the calls of a batch get from the first whose answer found no room (-32005: a retry may find some). */
 export const HELD_ANSWERS_BUSY = 'server busy: too many large answers held for clients';
 
-/** A connection's answers left unread, and how to close it. */
+/**
+ * How long an answer may stay unread before it counts as a sign that its client does not read: a
+ * client reading at once takes a fraction of a second for the largest (a block trace's 128 MiB
+ * over loopback). Until then its connection is not closed to make room.
+ */
+export const FRESH_ANSWER_MS = 1_000;
+
+/** A connection's answers left unread, since when, and how to close it. */
 interface Unread {
   bytes: number;
+  readonly since: number;
   readonly close: () => void;
 }
 
@@ -19,9 +27,11 @@ interface Unread {
  * has gathered so far, and answers written but not yet read. Each transport already stops serving
  * a connection whose answers are not read, and each batch stops at its size cap, but thousands of
  * connections that each leave one large answer unread, or each run one large batch, would
- * otherwise hold gigabytes. Past the limit, the connections holding the most unread are closed
- * first, as a WebSocket client that reads too slowly is; then a batch that would pass the limit
- * is refused the room.
+ * otherwise hold gigabytes. Past the limit, the connections holding the most unread for
+ * {@link FRESH_ANSWER_MS} or more are closed first, as a WebSocket client that reads too slowly is;
+ * then a batch (or a trace) that would pass the limit is refused the room. An answer just written
+ * is always counted, never refused: the total passes the limit by at most what was gathered with
+ * room, and nothing more is gathered until it is back under.
  *
  * @example
  * res.end(body);
@@ -32,7 +42,10 @@ export class HeldAnswers {
   readonly #unread = new Map<object, Unread>();
   #total = 0;
 
-  constructor(readonly limit: number) {}
+  constructor(
+    readonly limit: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Bytes held, gathered and unread together. */
   get total(): number {
@@ -44,7 +57,7 @@ export class HeldAnswers {
    * if need be; false when even that leaves too little. {@link give} returns it.
    */
   take(bytes: number): boolean {
-    while (this.#total + bytes > this.limit && this.#unread.size > 0) this.#closeLargest();
+    this.#closeUnreadFor(bytes);
     if (this.#total + bytes > this.limit) return false;
     this.#total += bytes;
     return true;
@@ -62,7 +75,7 @@ export class HeldAnswers {
   hold(connection: object, bytes: number, close: () => void): () => void {
     let unread = this.#unread.get(connection);
     if (unread === undefined) {
-      unread = { bytes: 0, close };
+      unread = { bytes: 0, since: this.now(), close };
       this.#unread.set(connection, unread);
     }
     unread.bytes += bytes;
@@ -78,7 +91,7 @@ export class HeldAnswers {
       this.#total -= bytes;
       if (held.bytes === 0) this.#unread.delete(connection);
     };
-    while (this.#total > this.limit && this.#unread.size > 0) this.#closeLargest();
+    this.#closeUnreadFor(0);
     return release;
   }
 
@@ -137,12 +150,20 @@ export class HeldAnswers {
     });
   }
 
-  #closeLargest(): void {
-    let largest: [object, Unread] | undefined;
-    for (const entry of this.#unread) if (largest === undefined || entry[1].bytes > largest[1].bytes) largest = entry;
-    const [connection, unread] = largest!;
-    this.#unread.delete(connection);
-    this.#total -= unread.bytes;
-    unread.close();
+  /** Closes the connections holding the most unread, of those holding it long enough, until `bytes` more fit. */
+  #closeUnreadFor(bytes: number): void {
+    while (this.#total + bytes > this.limit) {
+      const staleSince = this.now() - FRESH_ANSWER_MS;
+      let largest: [object, Unread] | undefined;
+      for (const entry of this.#unread) {
+        if (entry[1].since <= staleSince && (largest === undefined || entry[1].bytes > largest[1].bytes))
+          largest = entry;
+      }
+      if (largest === undefined) return;
+      const [connection, unread] = largest;
+      this.#unread.delete(connection);
+      this.#total -= unread.bytes;
+      unread.close();
+    }
   }
 }
