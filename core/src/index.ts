@@ -42,7 +42,7 @@ export { FailFastLimiter } from './rpc/fail-fast-limiter.js';
 export { EventLoopTurns } from './rpc/event-loop-turns.js';
 export { ConnectionLimits } from './transport/connection-limits.js';
 export type { ConnectionLimitOptions } from './transport/connection-limits.js';
-export { HELD_ANSWERS_BUSY, HeldAnswers } from './transport/held-answers.js';
+export { FRESH_ANSWER_MS, HELD_ANSWERS_BUSY, HeldAnswers } from './transport/held-answers.js';
 export { decodeStorageKey, storageKey } from './rpc/storage-key-codec.js';
 
 export { ErrorCode } from './errors/codes.js';

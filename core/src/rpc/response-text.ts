@@ -15,8 +15,8 @@ const SMALL_RAW_BYTES = 4096;
 
 /** `{"jsonrpc":"2.0","id":<id>,"result":<result>}`, built as text so that ids keep their exact digits. */
 export function resultText(idText: string, result: unknown): ResponseBody {
-  if (result instanceof RawJson && result.bytes.length > SMALL_RAW_BYTES) {
-    return Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${idText},"result":`), result.bytes, RESULT_END]);
+  if (result instanceof RawJson && result.length > SMALL_RAW_BYTES) {
+    return Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${idText},"result":`), ...result.parts, RESULT_END]);
   }
   const text = result instanceof RawJson ? result.bytes.toString('utf8') : (JSON.stringify(result) ?? 'null');
   return `{"jsonrpc":"2.0","id":${idText},"result":${text}}`;

@@ -37,7 +37,7 @@ export class StoredChainViews implements ChainViews {
   /** By height, transaction detail and view. */
   readonly #blockAnswers = new LRUCache<string, RawJson>({
     maxSize: BLOCK_ANSWER_CACHE_BYTES,
-    sizeCalculation: (answer) => answer.bytes.length,
+    sizeCalculation: (answer) => answer.length,
   });
 
   constructor(private readonly chain: Chain) {
