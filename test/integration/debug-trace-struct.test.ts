@@ -77,6 +77,7 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
     | 'erc20'
     | 'peek'
     | 'churn'
+    | 'deepChurn'
     | 'revert'
     | 'outOfGas'
     | 'precompile'
@@ -127,6 +128,14 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
       churn: await sendToBoth(
         await call(4, 0, { to: probeA, data: probeAbi.encodeFunctionData('churnThroughCall', [3n]) }),
       ),
+      // Struct logs of some 400 KB at depth 2, written while the step that called them waits for the call to return.
+      deepChurn: await sendToBoth(
+        await call(4, 1, {
+          to: probeA,
+          data: probeAbi.encodeFunctionData('churnThroughCall', [40n]),
+          gasLimit: 2_000_000n,
+        }),
+      ),
       revert: await sendToBoth(await call(5, 0, { to: probeA, data: probeAbi.encodeFunctionData('failWithReason') })),
       create: await sendToBoth(await call(5, 1, { to: probeA, data: probeAbi.encodeFunctionData('create') })),
       // Enough for the intrinsic gas and the way to its SSTORE, which runs out of gas.
@@ -166,7 +175,7 @@ describe('debug_trace* with the struct logger and 4byteTracer, compared with anv
     expect(ours).to.deep.equal(anvils);
   });
 
-  for (const name of ['deploy', 'erc20', 'peek', 'churn', 'revert'] as const) {
+  for (const name of ['deploy', 'erc20', 'peek', 'churn', 'deepChurn', 'revert'] as const) {
     it(`logs every opcode of the ${name} transaction as anvil does, keys in geth's order`, async () => {
       const { ours, anvils } = await traces(hashes[name]);
       expect(ours.structLogs.length).to.be.greaterThan(50);

@@ -232,3 +232,61 @@ describe('debug-trace: max_concurrent_trace_calls', () => {
     expect((await rpc(node.url, 'debug_traceBlockByNumber', [height, NOOP])).result).to.have.length(2);
   });
 });
+
+describe('debug-trace: room for what traces gather, in max_held_answer_bytes', () => {
+  /** Init or call code that grows memory to 1.5 KiB, then loops 256 times: about 6.5 MB of struct logs with enableMemory. */
+  const LOOP = '0x600161' + '05e052' + '610100' + '5b' + '600190' + '03' + '80' + '6009' + '57' + '00';
+  /** Four set-up steps, seven a turn of the loop, and the STOP. */
+  const LOOP_STEPS = 4 + 256 * 7 + 1;
+  const WITH_MEMORY = { enableMemory: true };
+  const BUSY = { code: -32005, message: 'server busy: too many large answers held for clients' };
+  const LOOPING = '0x00000000000000000000000000000000000000aa';
+  const loopCall = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'debug_traceCall',
+    params: [{ to: LOOPING }, 'latest', { ...WITH_MEMORY, stateOverrides: { [LOOPING]: { code: LOOP } } }],
+  });
+  let node: TestNode;
+  before(async () => {
+    node = await startTestNode({
+      plugins: ['eth-query', 'eth-send', 'debug-trace'],
+      config: { consensus: { block_time: 300 }, evm: { max_held_answer_bytes: 8 * 1024 * 1024 } },
+    });
+  });
+  after(() => node.stop());
+
+  it("refuses a block trace whose struct logs outgrow the room with -32005, and serves each transaction's alone", async () => {
+    const raws = await Promise.all(
+      Array.from({ length: 2 }, (_, nonce) => sign(devWallet(3), { nonce, data: LOOP, gasLimit: 200_000n })),
+    );
+    const loops = await inOneBlock(node, raws);
+    // Each transaction's logs fit the room; the block's two do not.
+    expect((await rpc(node.url, 'debug_traceBlockByNumber', [loops.height, WITH_MEMORY])).error).to.deep.equal(BUSY);
+    for (const hash of [...loops.hashes, ...loops.hashes]) {
+      const alone = (await rpc(node.url, 'debug_traceTransaction', [hash, WITH_MEMORY])).result;
+      expect(alone.structLogs).to.have.length(LOOP_STEPS);
+    }
+    // Without memory the block's logs are small.
+    const narrowed = (await rpc(node.url, 'debug_traceBlockByNumber', [loops.height, {}])).result as unknown[];
+    expect(narrowed).to.have.length(2);
+  });
+
+  it('lets traces that grow together go on as the room allows, refuses the others, and gives all room back', async () => {
+    const alone = (await rpc(node.url, 'debug_traceCall', loopCall(1).params)).result;
+    expect(alone.structLogs).to.have.length(LOOP_STEPS);
+    // Three at once from one client (within its share of max_concurrent_trace_calls): about 20 MB in all.
+    const answers = await Promise.all(
+      [1, 2, 3].map(async (id) => JSON.parse((await post(node.url, JSON.stringify(loopCall(id)))).text)),
+    );
+    const served = answers.filter((answer) => answer.result !== undefined);
+    const refused = answers.filter((answer) => answer.error !== undefined);
+    expect(served.length).to.be.within(1, 2);
+    for (const answer of served) expect(answer.result).to.deep.equal(alone);
+    for (const answer of refused) expect(answer.error).to.deep.equal(BUSY);
+    // The refused traces and the served ones gave their room back.
+    for (let call = 0; call < 2; call++) {
+      expect((await rpc(node.url, 'debug_traceCall', loopCall(1).params)).result).to.deep.equal(alone);
+    }
+  });
+});

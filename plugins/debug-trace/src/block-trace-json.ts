@@ -2,24 +2,27 @@ import { RawJson } from '@evmnode/core';
 import type { BlockTraceEntry } from './trace-service.js';
 
 const ENTRY_END = Buffer.from('}');
+const ARRAY_END = Buffer.from(']');
 
 /**
- * A block trace's answer, `[{"txHash":..,"result":..}]`, built from its entries' JSON: each
+ * A block trace's answer, `[{"txHash":..,"result":..}]`, made of its entries' JSON as it is: each
  * transaction's result was made JSON when its trace ended, so that the megabytes of a whole block's
- * struct logs are never serialised in one piece.
+ * struct logs are never serialised, nor copied, in one piece.
  */
 export function blockTraceJson(entries: readonly BlockTraceEntry[]): RawJson {
-  return RawJson.array(
-    entries.map((entry) =>
-      'error' in entry
-        ? JSON.stringify(entry)
-        : Buffer.concat([
-            Buffer.from(`{"txHash":${JSON.stringify(entry.txHash)},"result":`),
-            jsonOf(entry.result).bytes,
-            ENTRY_END,
-          ]),
-    ),
-  );
+  const parts: Uint8Array[] = [];
+  entries.forEach((entry, index) => {
+    const before = index === 0 ? '[' : ',';
+    if ('error' in entry) {
+      parts.push(Buffer.from(before + JSON.stringify(entry)));
+    } else {
+      parts.push(Buffer.from(`${before}{"txHash":${JSON.stringify(entry.txHash)},"result":`));
+      parts.push(...jsonOf(entry.result).parts, ENTRY_END);
+    }
+  });
+  if (entries.length === 0) parts.push(Buffer.from('['));
+  parts.push(ARRAY_END);
+  return new RawJson(parts);
 }
 
 /** `value` as JSON: as it is when it already is. */

@@ -6,6 +6,7 @@ export const deps = {
   chain: CoreTokens.ChainReader,
   config: CoreTokens.Config,
   database: CoreTokens.Database,
+  heldAnswers: CoreTokens.HeldAnswers,
 };
 
 export type Deps = typeof deps;

@@ -22,6 +22,7 @@ const setup: PluginSetup<Deps, DebugTraceConfig> = ({ config, deps, logger, rpc,
     },
     new CachedTraces(store),
     logger,
+    deps.heldAnswers,
   );
   provide(DebugTraceTokens.TraceService, traces);
   rpc.register([...traceMethods(traces), ...rawDataMethods()], { transports: ['http'] });

@@ -2,14 +2,16 @@ import {
   blockRefOf,
   defineToken,
   FailFastLimiter,
+  HELD_ANSWERS_BUSY,
   InvalidInputError,
+  LimitExceededError,
+  RawJson,
   type BlockRecord,
   type BlockRef,
   type CallRequest,
   type ChainReader,
   type EvmTracer,
   type PluginContext,
-  type RawJson,
   type Replayer,
 } from '@evmnode/core';
 import parseDuration from 'ms';
@@ -18,7 +20,8 @@ import { consensusTraceOf, receiptTraceOf, StateAccessTracer, type StateAccessRe
 import { bakedTracerOf, type CachedTraces } from './trace-cache/cached-traces.js';
 import type { TraceConfig, TraceCallConfig } from './trace-config.js';
 import { isJsTracer, tracerFor } from './tracers/index.js';
-import type { TraceRun, TransactionTracer } from './tracers/tracer.js';
+import { RoomShare } from './tracers/room-share.js';
+import type { ResultRoom, TraceRun, TransactionTracer } from './tracers/tracer.js';
 import { yielding } from './tracers/yielding.js';
 
 /** One transaction's entry in a block trace: its result (JSON, in a live trace), or why it could not be traced. */
@@ -74,6 +77,8 @@ export class TraceService {
     private readonly limits: TraceLimits,
     private readonly cache: CachedTraces,
     private readonly logger: PluginContext['logger'],
+    /** The node's room for answers held for clients (core's HeldAnswers): what traces gather takes from it. */
+    private readonly answerRoom: ResultRoom,
   ) {
     this.#limiter = new FailFastLimiter(
       limits.concurrency,
@@ -235,8 +240,9 @@ export class TraceService {
       const requestEnded = () => stop.abort(request.signal.reason);
       if (request.signal.aborted) requestEnded();
       else request.signal.addEventListener('abort', requestEnded, { once: true });
-      const tracers = new TracersMade();
-      return trace({ signal: stop.signal, deadline: Date.now() + timeoutMs, timeoutError }, tracers).finally(() => {
+      const tracers = new TracersMade(this.answerRoom);
+      const run = { signal: stop.signal, deadline: Date.now() + timeoutMs, timeoutError, room: tracers.room };
+      return trace(run, tracers).finally(() => {
         clearTimeout(timer);
         request.signal.removeEventListener('abort', requestEnded);
         tracers.dispose();
@@ -262,18 +268,27 @@ export class TraceService {
   }
 }
 
-/** The tracers one trace made, and their results, in order. */
+/**
+ * The tracers one trace made, and their results, in order; and the room the trace took for what
+ * it gathers (results made JSON, struct logs being written), given back when it ends.
+ */
 class TracersMade {
   readonly #all: TransactionTracer[] = [];
   readonly results: unknown[] = [];
+  readonly room: RoomShare;
   /** The bytes of the results made JSON so far. */
   #jsonBytes = 0;
+
+  constructor(room: ResultRoom) {
+    this.room = new RoomShare(room);
+  }
 
   /**
    * `tracer`'s hooks, building its result in `finish`: the last moment the replay's state holds
    * what the transaction left, which a JS tracer's `result(ctx, db)` may read. With `asJson` (a
    * block's traces), the result is made JSON there, in its transaction's turn of the event loop, and
-   * the results together may weigh {@link MAX_BLOCK_TRACE_BYTES} at most.
+   * the results together may weigh {@link MAX_BLOCK_TRACE_BYTES} at most. Results that are JSON
+   * take room for their bytes.
    */
   attach(tracer: TransactionTracer, asJson = false): EvmTracer {
     const at = this.#all.push(tracer) - 1;
@@ -283,24 +298,26 @@ class TracersMade {
       finish: async (outcome) => {
         await hooks.finish?.(outcome);
         const result = await tracer.result(outcome);
-        if (!asJson) {
-          this.results[at] = result;
-          return;
-        }
-        const json = jsonOf(result);
-        this.#jsonBytes += json.bytes.length;
-        if (this.#jsonBytes > MAX_BLOCK_TRACE_BYTES) {
-          throw new InvalidInputError(
-            `trace too large: the block's traces pass ${MAX_BLOCK_TRACE_BYTES / 1024 / 1024} MiB; trace its transactions one at a time`,
-          );
-        }
-        this.results[at] = json;
+        const kept = asJson ? jsonOf(result) : result;
+        if (kept instanceof RawJson) this.#gather(kept.length, asJson);
+        this.results[at] = kept;
       },
     };
   }
 
+  /** Takes room for a result of `bytes` as JSON, one of a block's traces when `ofBlock`. */
+  #gather(bytes: number, ofBlock: boolean): void {
+    if (ofBlock && (this.#jsonBytes += bytes) > MAX_BLOCK_TRACE_BYTES) {
+      throw new InvalidInputError(
+        `trace too large: the block's traces pass ${MAX_BLOCK_TRACE_BYTES / 1024 / 1024} MiB; trace its transactions one at a time`,
+      );
+    }
+    if (!this.room.take(bytes)) throw new LimitExceededError(HELD_ANSWERS_BUSY);
+  }
+
   dispose(): void {
     for (const tracer of this.#all) tracer.dispose?.();
+    this.room.release();
   }
 }
 

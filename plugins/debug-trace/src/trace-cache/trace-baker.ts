@@ -142,6 +142,8 @@ export class TraceBaker {
       signal: this.#stopped.signal,
       deadline: Number.POSITIVE_INFINITY,
       timeoutError: () => new Error('stopped'),
+      // The node's own work, one block at a time, bounded by the block's gas: it takes no room from clients' answers.
+      room: { take: () => true, give: () => {} },
     };
     const outcomes = await this.replayer.replayBlock(
       height,

@@ -1,6 +1,13 @@
-import { InvalidInputError, RawJson, type EvmTracer, type FrameType } from '@evmnode/core';
+import {
+  HELD_ANSWERS_BUSY,
+  InvalidInputError,
+  LimitExceededError,
+  RawJson,
+  type EvmTracer,
+  type FrameType,
+} from '@evmnode/core';
 import { gethStackError, stackInputsOf } from './stack-errors.js';
-import { jsonArrayInTurns } from './json-in-turns.js';
+import { StructLogJson } from './struct-log-json.js';
 import type { TracerFactory } from './tracer.js';
 
 type Step = Parameters<NonNullable<EvmTracer['step']>>[0];
@@ -26,9 +33,7 @@ interface Frame {
   readonly type: FrameType;
   /** The output of its last sub-call (geth's `returnData`). */
   returnData: string;
-  /** The index of its last recorded step; -1 before any. */
-  lastStep: number;
-  /** That step's opcode and stack size. */
+  /** Its last recorded step's opcode and stack size. */
   lastOpcode: number;
   lastStackLength: number;
   /** The refund counter once its last opcode ran. */
@@ -83,8 +88,6 @@ function sortedSlots(storage: Map<string, string>): Record<string, string> {
  */
 const MAX_STRUCT_LOG_BYTES = 32 * 1024 * 1024;
 
-const OBJECT_END = Buffer.from('}');
-
 /** About what one step weighs in JSON: its fixed fields, each stack and memory word, each slot. */
 function jsonBytesOf(log: StructLog): number {
   let bytes = 80;
@@ -98,13 +101,13 @@ function jsonBytesOf(log: StructLog): number {
  * geth's struct logger, the tracer used when none is named: every opcode with its gas, stack and,
  * as the config asks, memory, return data and the storage its account touched so far.
  */
-export const structLogger: TracerFactory = (_subject, config) => {
+export const structLogger: TracerFactory = (_subject, config, run) => {
   const limit = config.limit ?? 0;
   const withStack = config.disableStack !== true;
   const withStorage = config.disableStorage !== true;
   const withMemory = config.enableMemory === true;
   const withReturnData = config.enableReturnData === true;
-  const logs: StructLog[] = [];
+  const logs = new StructLogJson<StructLog>(run.room);
   let logBytes = 0;
   const frames: Frame[] = [];
   /** The slots each account read or wrote so far (slot -> value), across its frames. */
@@ -149,20 +152,19 @@ export const structLogger: TracerFactory = (_subject, config) => {
     const refund = step.opcode.code === SSTORE ? frame.refund : step.gasRefund;
     frame.refund = step.gasRefund;
     if (refund > 0n) log.refund = Number(refund);
-    frame.lastStep = logs.length;
     frame.lastOpcode = step.opcode.code;
     frame.lastStackLength = stack.length;
     logBytes += jsonBytesOf(log);
     // Past the budget nothing more is kept; the result then refuses to answer.
-    if (logBytes <= MAX_STRUCT_LOG_BYTES) logs.push(log);
+    if (logBytes <= MAX_STRUCT_LOG_BYTES) logs.add(log);
   };
 
   const hooks: EvmTracer = {
     enter(_message, type) {
+      logs.enter();
       frames.push({
         type,
         returnData: '0x',
-        lastStep: -1,
         lastOpcode: 0,
         lastStackLength: 0,
         refund: frames.at(-1)?.refund ?? 0n,
@@ -171,10 +173,19 @@ export const structLogger: TracerFactory = (_subject, config) => {
     exit(result: FrameResult) {
       const frame = frames.pop()!;
       const error = result.execResult.exceptionError?.error;
-      if (error !== undefined && STEP_ERRORS.has(error) && frame.lastStep >= 0) {
-        const { pc, op, gas, gasCost, depth, ...rest } = logs[frame.lastStep]!;
+      if (error !== undefined && STEP_ERRORS.has(error)) {
         const stepError = gethStackError(error, frame.lastOpcode, frame.lastStackLength);
-        logs[frame.lastStep] = { pc, op, gas, gasCost, depth, error: stepError, ...rest };
+        logs.exit(({ pc, op, gas, gasCost, depth, ...rest }) => ({
+          pc,
+          op,
+          gas,
+          gasCost,
+          depth,
+          error: stepError,
+          ...rest,
+        }));
+      } else {
+        logs.exit();
       }
       const parent = frames.at(-1);
       // A frame's refunds count only if it succeeded.
@@ -186,7 +197,7 @@ export const structLogger: TracerFactory = (_subject, config) => {
       }
     },
     step(step) {
-      if ((limit !== 0 && logs.length >= limit) || logBytes > MAX_STRUCT_LOG_BYTES) return;
+      if ((limit !== 0 && logs.count >= limit) || logs.refused || logBytes > MAX_STRUCT_LOG_BYTES) return;
       const frame = frames.at(-1)!;
       const { stack } = step;
       if (withStorage && step.opcode.code === SLOAD && stack.length >= 1) {
@@ -201,7 +212,7 @@ export const structLogger: TracerFactory = (_subject, config) => {
 
   return {
     hooks,
-    async result(outcome) {
+    result(outcome) {
       if (logBytes > MAX_STRUCT_LOG_BYTES) {
         throw new InvalidInputError(
           `trace too large: its struct logs pass ${MAX_STRUCT_LOG_BYTES / 1024 / 1024} MiB; ` +
@@ -212,8 +223,9 @@ export const structLogger: TracerFactory = (_subject, config) => {
       // The output on success, the revert data on a revert, nothing on another failure.
       const returnValue = failed && outcome.error !== 'execution reverted' ? '0x' : hexOf(outcome.returnValue);
       const head = JSON.stringify({ gas: Number(outcome.gasUsed), failed, returnValue }).slice(0, -1);
-      const structLogs = await jsonArrayInTurns(logs);
-      return new RawJson(Buffer.concat([Buffer.from(`${head},"structLogs":`), structLogs.bytes, OBJECT_END]));
+      const json = logs.json(`${head},"structLogs":`, '}');
+      if (json === undefined) throw new LimitExceededError(HELD_ANSWERS_BUSY);
+      return new RawJson(json);
     },
   };
 };

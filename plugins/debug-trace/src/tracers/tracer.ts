@@ -10,7 +10,18 @@ export interface TransactionTracer {
   dispose?(): void;
 }
 
-/** The time limit of the trace a tracer runs in, for tracers that run code of their own. */
+/**
+ * Room for the bytes of the results a trace gathers, from the node's bound on the answers it holds
+ * for clients (HeldAnswers): given back when the trace ends.
+ */
+export interface ResultRoom {
+  /** Takes room for `bytes`; false when there is none. */
+  take(bytes: number): boolean;
+  /** Gives back room taken, for bytes no longer held. */
+  give(bytes: number): void;
+}
+
+/** The limits of the trace a tracer runs in: its time, for tracers that run code of their own, and the room for its results. */
 export interface TraceRun {
   /** Fires when the trace is to stop. */
   readonly signal: AbortSignal;
@@ -18,6 +29,7 @@ export interface TraceRun {
   readonly deadline: number;
   /** The error a trace past its deadline fails with. */
   timeoutError(): Error;
+  readonly room: ResultRoom;
 }
 
 /** Makes a tracer for the transaction `subject` describes, with the call's config. */
