@@ -241,11 +241,11 @@ describe('debug-trace: room for what traces gather, in max_held_answer_bytes', (
   const WITH_MEMORY = { enableMemory: true };
   const BUSY = { code: -32005, message: 'server busy: too many large answers held for clients' };
   const LOOPING = '0x00000000000000000000000000000000000000aa';
-  const loopCall = (id: number) => ({
+  const loopCall = (id: number, config: object = {}) => ({
     jsonrpc: '2.0',
     id,
     method: 'debug_traceCall',
-    params: [{ to: LOOPING }, 'latest', { ...WITH_MEMORY, stateOverrides: { [LOOPING]: { code: LOOP } } }],
+    params: [{ to: LOOPING }, 'latest', { ...WITH_MEMORY, ...config, stateOverrides: { [LOOPING]: { code: LOOP } } }],
   });
   let node: TestNode;
   before(async () => {
@@ -288,5 +288,16 @@ describe('debug-trace: room for what traces gather, in max_held_answer_bytes', (
     for (let call = 0; call < 2; call++) {
       expect((await rpc(node.url, 'debug_traceCall', loopCall(1).params)).result).to.deep.equal(alone);
     }
+  });
+
+  it('counts each struct logger a muxTracer runs, and gives their results as they are', async () => {
+    const alone = (await rpc(node.url, 'debug_traceCall', loopCall(1).params)).result;
+    const once = { tracer: 'muxTracer', tracerConfig: { structLogger: {} } };
+    expect((await rpc(node.url, 'debug_traceCall', loopCall(1, once).params)).result).to.deep.equal({
+      structLogger: alone,
+    });
+    // Two struct loggers over one execution: about 13 MB together.
+    const twice = { tracer: 'muxTracer', tracerConfig: { structLogger: {}, muxTracer: { structLogger: {} } } };
+    expect((await rpc(node.url, 'debug_traceCall', loopCall(1, twice).params)).error).to.deep.equal(BUSY);
   });
 });

@@ -1,13 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventLoopTurns, type ChainReader, type PluginContext, type Replayer } from '@evmnode/core';
 import { tracerNamed } from '../tracers/index.js';
-import type { TransactionTracer } from '../tracers/tracer.js';
+import { tracersTogether, type TracersTogether } from '../tracers/mux-tracer.js';
 import { yielding } from '../tracers/yielding.js';
 import { BAKED_TRACERS, type BakedTracer, type BakedTransaction, type TraceStore } from './trace-store.js';
 
 /** The baked tracers, each with an empty config, over one execution. */
 const BAKING_CONFIG = {
-  tracer: 'muxTracer',
   tracerConfig: Object.fromEntries(Object.keys(BAKED_TRACERS).map((tracer) => [tracer, {}])),
 };
 
@@ -136,7 +135,7 @@ export class TraceBaker {
     const block = await this.chain.blockAt(height);
     if (block === undefined || block.transactions.length === 0) return [];
     await this.#whenIdle();
-    const tracers: TransactionTracer[] = [];
+    const tracers: TracersTogether[] = [];
     // Baking has no deadline of its own: it stops only with the node.
     const run = {
       signal: this.#stopped.signal,
@@ -148,7 +147,7 @@ export class TraceBaker {
     const outcomes = await this.replayer.replayBlock(
       height,
       (subject) => {
-        const tracer = tracerNamed(BAKING_CONFIG.tracer)(subject, BAKING_CONFIG, run);
+        const tracer = tracersTogether(tracerNamed, subject, BAKING_CONFIG, run);
         tracers.push(tracer);
         return yielding(tracer.hooks);
       },
@@ -159,9 +158,9 @@ export class TraceBaker {
     const baked: BakedTransaction[] = [];
     for (const [index, outcome] of outcomes.entries()) {
       await turns.pause();
-      const byTracer = (await tracers[index]!.result(outcome)) as Record<BakedTracer, unknown>;
+      const byTracer = await tracers[index]!.results(outcome);
       const results = Object.fromEntries(
-        Object.entries(byTracer).map(([tracer, result]) => [tracer, JSON.stringify(result)]),
+        byTracer.map(([tracer, result]) => [tracer, JSON.stringify(result)]),
       ) as Record<BakedTracer, string>;
       baked.push({ index: outcome.index, results });
     }

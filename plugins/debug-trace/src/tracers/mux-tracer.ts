@@ -1,42 +1,69 @@
-import { InvalidInputError, type EvmTracer } from '@evmnode/core';
+import { InvalidInputError, RawJson, type EvmTracer, type TraceOutcome } from '@evmnode/core';
+import { jsonOf } from '../block-trace-json.js';
 import type { TracerFactory, TransactionTracer } from './tracer.js';
 
 type Hook = (...args: never[]) => void | Promise<void>;
 
 const HOOK_NAMES = ['start', 'step', 'enter', 'exit', 'log', 'selfDestruct', 'nativeTransfer', 'finish'] as const;
 
+/** Named tracers running together over one execution, with each one's result by name. */
+export interface TracersTogether {
+  readonly hooks: EvmTracer;
+  /** `[name, result]` by name, sorted: geth prints the results as a Go map. */
+  results(outcome: TraceOutcome): Promise<(readonly [string, unknown])[]>;
+}
+
 /**
- * geth's `muxTracer`: its config names tracers with their own configs (`{ "callTracer": {...},
- * "prestateTracer": {...} }`); it runs them all over one execution and gives each one's result
- * under its name. `tracerNamed` is the registry the names are looked up in.
+ * The tracers a config's `tracerConfig` names, each with its own config (`{ "callTracer": {...},
+ * "prestateTracer": {...} }`), over one execution; `tracerNamed` is the registry the names are
+ * looked up in.
+ */
+export function tracersTogether(
+  tracerNamed: (name: string) => TracerFactory,
+  ...[subject, config, run]: Parameters<TracerFactory>
+): TracersTogether {
+  const names = Object.keys(config.tracerConfig ?? {}).sort();
+  const tracers = names.map((name): TransactionTracer => {
+    const tracerConfig = config.tracerConfig![name] ?? {};
+    if (typeof tracerConfig !== 'object' || Array.isArray(tracerConfig)) {
+      throw new InvalidInputError(`invalid config for tracer ${name}`);
+    }
+    return tracerNamed(name)(
+      subject,
+      {
+        ...config,
+        tracer: name,
+        tracerConfig: tracerConfig as Readonly<Record<string, unknown>>,
+      },
+      run,
+    );
+  });
+  return {
+    hooks: allOf(tracers.map((tracer) => tracer.hooks)),
+    results: (outcome) =>
+      Promise.all(names.map(async (name, index) => [name, await tracers[index]!.result(outcome)] as const)),
+  };
+}
+
+/**
+ * geth's `muxTracer`: {@link tracersTogether}, whose results it gives under their names, as JSON
+ * made of theirs: a struct logger's megabytes are not parsed back into objects to be written again.
  */
 export function muxTracer(tracerNamed: (name: string) => TracerFactory): TracerFactory {
   return (subject, config, run) => {
-    // geth prints the results as a Go map: by name, sorted.
-    const names = Object.keys(config.tracerConfig ?? {}).sort();
-    const tracers = names.map((name): TransactionTracer => {
-      const tracerConfig = config.tracerConfig![name] ?? {};
-      if (typeof tracerConfig !== 'object' || Array.isArray(tracerConfig)) {
-        throw new InvalidInputError(`invalid config for tracer ${name}`);
-      }
-      return tracerNamed(name)(
-        subject,
-        {
-          ...config,
-          tracer: name,
-          tracerConfig: tracerConfig as Readonly<Record<string, unknown>>,
-        },
-        run,
-      );
-    });
-    return {
-      hooks: allOf(tracers.map((tracer) => tracer.hooks)),
-      result: async (outcome) =>
-        Object.fromEntries(
-          await Promise.all(names.map(async (name, index) => [name, await tracers[index]!.result(outcome)] as const)),
-        ),
-    };
+    const together = tracersTogether(tracerNamed, subject, config, run);
+    return { hooks: together.hooks, result: async (outcome) => jsonObjectOf(await together.results(outcome)) };
   };
+}
+
+/** The JSON object of `entries`, each value as JSON (taken as it is when it already is). */
+function jsonObjectOf(entries: readonly (readonly [string, unknown])[]): RawJson {
+  const parts: Uint8Array[] = [];
+  entries.forEach(([name, value], index) => {
+    parts.push(Buffer.from(`${index === 0 ? '{' : ','}${JSON.stringify(name)}:`), ...jsonOf(value).parts);
+  });
+  parts.push(Buffer.from(entries.length === 0 ? '{}' : '}'));
+  return new RawJson(parts);
 }
 
 /** Hooks that call each tracer's hook in turn; only hooks some tracer has, so no `step` unless one wants it. */
