@@ -8,6 +8,8 @@ import { fixturePlugin } from '../support/plugins/paths.js';
 import { post, rpc } from '../support/rpc-client.js';
 
 const CHAIN_ID_CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
+/** fixture_pieces' result for 100: made of 201 pieces. */
+const PIECES = Array<string>(100).fill('x'.repeat(4096));
 const PARSE_ERROR = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } };
 
 describe('HTTP transport', () => {
@@ -27,6 +29,15 @@ describe('HTTP transport', () => {
     expect(response.status).to.equal(200);
     expect(response.headers.get('content-type')).to.equal('application/json');
     expect(JSON.parse(response.text)).to.deep.equal({ jsonrpc: '2.0', id: 1, result: '0xae3f2' });
+  });
+
+  it('sends a result made of pieces whole, with its length, alone or in a batch', async () => {
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'fixture_pieces', params: ['0x64'] });
+    const alone = await post(node.url, JSON.stringify(call(1)));
+    expect(Number(alone.headers.get('content-length'))).to.equal(Buffer.byteLength(alone.text));
+    expect(JSON.parse(alone.text)).to.deep.equal({ jsonrpc: '2.0', id: 1, result: PIECES });
+    const batch = await post(node.url, JSON.stringify([call(1), call(2)]));
+    expect(JSON.parse(batch.text)).to.deep.equal([1, 2].map((id) => ({ jsonrpc: '2.0', id, result: PIECES })));
   });
 
   it('echoes ids exactly, large integers included', async () => {
@@ -337,6 +348,19 @@ describe('HTTP transport', () => {
         });
         expect(small.headers.get('content-encoding')).to.equal('gzip');
         expect(await small.json()).to.have.length(50);
+      });
+
+      it('compresses a result made of pieces whole', async () => {
+        const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'fixture_pieces', params: ['0x64'] });
+        for (const coding of ['gzip', 'br']) {
+          // fetch undoes the coding it names.
+          const response = await post(remoteUrl, call, {
+            'content-type': 'application/json',
+            'accept-encoding': coding,
+          });
+          expect(response.headers.get('content-encoding')).to.equal(coding);
+          expect(JSON.parse(response.text)).to.deep.equal({ jsonrpc: '2.0', id: 1, result: PIECES });
+        }
       });
 
       it('answers a loopback client uncompressed, whatever it asks', async () => {

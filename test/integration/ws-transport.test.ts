@@ -34,6 +34,16 @@ describe('WebSocket transport', () => {
     client.close();
   });
 
+  it('sends a result made of pieces as one message', async () => {
+    const client = await WsClient.connect(node.wsUrl);
+    expect(await client.call('fixture_pieces', ['0x64'], 1)).to.deep.equal({
+      jsonrpc: '2.0',
+      id: 1,
+      result: Array<string>(100).fill('x'.repeat(4096)),
+    });
+    client.close();
+  });
+
   it('answers unreadable JSON, or JSON nested too deep, with -32700 and keeps the connection', async () => {
     const client = await WsClient.connect(node.wsUrl);
     for (const unreadable of ['{"jsonrpc":', `[${'['.repeat(20_000)}${']'.repeat(20_000)}]`]) {

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { HeldAnswers, type MethodDefinition, type Transport } from '@evmnode/core';
-import { Dispatcher, MethodRegistry, RequestHooks, RpcRequest } from '@evmnode/core/internal';
+import { Dispatcher, joinedBody, MethodRegistry, RequestHooks, RpcRequest } from '@evmnode/core/internal';
 import { coreConfigWith } from './config.js';
 
 /** A dispatcher over the given methods, with the node's real registry, hooks and error mapping. */
@@ -26,7 +26,8 @@ export function dispatcherHarness(methods: readonly MethodDefinition[], config: 
     request = new RpcRequest(transport, 'req-1', undefined, 'test-client'),
   ): Promise<string | undefined> {
     // A response is text, or UTF-8 bytes for results that are already JSON.
-    return (await dispatcher.dispatch(JSON.parse(body) as unknown, body, request))?.toString();
+    const answer = await dispatcher.dispatch(JSON.parse(body) as unknown, body, request);
+    return answer === undefined ? undefined : joinedBody(answer).toString();
   }
 
   /** Sends a value and returns the parsed response. */

@@ -26,6 +26,13 @@ describe('bounded batches', () => {
     expect(started).to.have.length(11);
   });
 
+  it('counts an answer in pieces by its bytes, not by its pieces', async () => {
+    const pieces = [Buffer.alloc(60), Buffer.alloc(40)];
+    const run = await runBoundedBatch(1000, () => pieces, { maxBytes: 1000 });
+    // Eleven answers of 100 bytes pass 1000.
+    expect(run).to.deep.include({ stop: 'too-large', counted: 11, next: 11, running: [] });
+  });
+
   it('holds at most `concurrency` uncounted answers behind a call still running, so that the cap still bounds the batch', async () => {
     // The first call takes a while (a block not yet cached); the others answer at once (cached).
     const { run, started } = await recorded((index) => (index === 0 ? sleep(10).then(() => ANSWER) : ANSWER), {

@@ -1,4 +1,5 @@
 import { EventLoopTurns } from './event-loop-turns.js';
+import { lengthOf } from './raw-json.js';
 import { FifoSlots } from './fifo-slots.js';
 import type { HeldAnswers } from '../transport/held-answers.js';
 
@@ -17,6 +18,16 @@ export const BATCH_CONCURRENCY = 4;
  */
 export const MAX_BATCHES_UNDER_WAY = 32;
 const batchSlots = new FifoSlots(MAX_BATCHES_UNDER_WAY);
+
+/** An answer with a length in bytes (response text), or in pieces that have one. */
+type Sized = { readonly length: number } | readonly Uint8Array[];
+
+const inPieces = (answer: Sized): answer is readonly Uint8Array[] => Array.isArray(answer);
+
+function sizeOf(answer: Sized | undefined): number {
+  if (answer === undefined) return 0;
+  return inPieces(answer) ? lengthOf(answer) : answer.length;
+}
 
 export interface BoundedBatchOptions {
   /** Bytes of answers, counted in order, after which the calls that follow are not run. */
@@ -52,11 +63,11 @@ export interface BoundedBatchRun<T> {
  * counted, finished or not: behind one that is still running, answers given at once would
  * otherwise pile up uncounted, every call of the batch run (a batch of 1000 copies of a cached
  * full block, behind the first copy being built, held 1000 answers). `call` answers with
- * something that has a length in bytes (response text), or undefined (a notification); its
+ * something that has a length in bytes (response text) or pieces that do, or undefined (a notification); its
  * promises must not reject. The batch first waits for one of {@link MAX_BATCHES_UNDER_WAY} slots;
  * the wait counts against `timeoutMs`, and a batch whose time passes in it runs no call ('timed-out').
  */
-export async function runBoundedBatch<T extends { readonly length: number }>(
+export async function runBoundedBatch<T extends Sized>(
   count: number,
   call: (index: number) => T | undefined | Promise<T | undefined>,
   options: BoundedBatchOptions,
@@ -78,7 +89,7 @@ export async function runBoundedBatch<T extends { readonly length: number }>(
 }
 
 /** {@link runBoundedBatch} once the batch has its slot. */
-async function runInSlot<T extends { readonly length: number }>(
+async function runInSlot<T extends Sized>(
   count: number,
   call: (index: number) => T | undefined | Promise<T | undefined>,
   { maxBytes, timeoutMs, concurrency = BATCH_CONCURRENCY, held }: BoundedBatchOptions,
@@ -96,7 +107,7 @@ async function runInSlot<T extends { readonly length: number }>(
 
   /** Keeps an answer, once the node has room for it. */
   const keep = (index: number, answer: T | undefined): void => {
-    const bytes = answer?.length ?? 0;
+    const bytes = sizeOf(answer);
     if (held !== undefined && bytes > 0) {
       if (!held.take(bytes)) {
         stop ??= 'busy';
@@ -109,7 +120,7 @@ async function runInSlot<T extends { readonly length: number }>(
 
   const countAnswered = (): void => {
     while (counted < next && !running.has(counted) && stop === undefined) {
-      size += answers[counted]?.length ?? 0;
+      size += sizeOf(answers[counted]);
       counted++;
       if (size > maxBytes) stop = 'too-large';
     }

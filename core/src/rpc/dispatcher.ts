@@ -5,7 +5,7 @@ import { decodeParams } from './decode-params.js';
 import type { MethodRegistry } from './method-registry.js';
 import type { RequestHooks } from './request-hooks.js';
 import { RequestJsonBusyError } from './request-json.js';
-import { errorText, IdTexts, isValidId, resultText, type ResponseBody } from './response-text.js';
+import { errorText, IdTexts, isValidId, joinedBody, resultText, type ResponseBody } from './response-text.js';
 import type { RpcRequest } from './rpc-request.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -44,7 +44,7 @@ const INTERNAL: RpcErrorObject = { code: ErrorCode.Internal, message: 'internal 
 const ANSWERS_BUSY: RpcErrorObject = { code: ErrorCode.LimitExceeded, message: HELD_ANSWERS_BUSY };
 
 function isPending(outcome: Outcome): outcome is PendingCall {
-  return typeof outcome === 'object' && !Buffer.isBuffer(outcome);
+  return typeof outcome === 'object' && !Buffer.isBuffer(outcome) && !Array.isArray(outcome);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -54,7 +54,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** A batch's answers as one JSON array, notifications left out; undefined when none is owed. */
 function joinBatch(texts: readonly (ResponseBody | undefined)[]): string | undefined {
   const parts: string[] = [];
-  for (const text of texts) if (text !== undefined) parts.push(typeof text === 'string' ? text : text.toString('utf8'));
+  for (const text of texts) {
+    if (text === undefined) continue;
+    const joined = joinedBody(text);
+    parts.push(typeof joined === 'string' ? joined : joined.toString('utf8'));
+  }
   return parts.length === 0 ? undefined : `[${parts.join(',')}]`;
 }
 

@@ -17,7 +17,7 @@ export class RawJson {
     } else {
       this.#parts = bytes;
     }
-    this.length = this.#parts.reduce((total, part) => total + part.length, 0);
+    this.length = lengthOf(this.#parts);
   }
 
   /** The JSON array of `elements`, each already JSON (text, or UTF-8 bytes). */
@@ -45,6 +45,13 @@ export class RawJson {
   toJSON(): unknown {
     return JSON.parse(this.bytes.toString('utf8'));
   }
+}
+
+/** The bytes of `parts` together. */
+export function lengthOf(parts: readonly Uint8Array[]): number {
+  let total = 0;
+  for (const part of parts) total += part.length;
+  return total;
 }
 
 const OPEN = Buffer.from('[');

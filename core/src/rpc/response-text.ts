@@ -1,12 +1,25 @@
 import { isLosslessNumber, parse as parseLossless } from 'lossless-json';
-import { RawJson } from './raw-json.js';
+import { lengthOf, RawJson } from './raw-json.js';
 import type { RpcErrorObject } from '../errors/rpc-error.js';
 
 /**
  * A response as it goes on the wire: text, or UTF-8 bytes for a result that is already JSON
- * ({@link RawJson}: megabytes of logs are never turned into a string).
+ * ({@link RawJson}: megabytes of logs are never turned into a string), in pieces when it came in
+ * pieces: joining a 128 MiB trace held the node's thread for 60 ms and the bytes twice.
  */
-export type ResponseBody = string | Buffer;
+export type ResponseBody = string | Buffer | readonly Uint8Array[];
+
+/** The bytes of `body`. */
+export function bodyLength(body: ResponseBody): number {
+  if (typeof body === 'string') return Buffer.byteLength(body);
+  if (Buffer.isBuffer(body)) return body.length;
+  return lengthOf(body);
+}
+
+/** `body` in one piece, for what sends or compresses one (a WebSocket message, gzip). */
+export function joinedBody(body: ResponseBody): string | Buffer {
+  return typeof body === 'string' || Buffer.isBuffer(body) ? body : Buffer.concat(body);
+}
 
 const RESULT_END = Buffer.from('}');
 
@@ -16,7 +29,7 @@ const SMALL_RAW_BYTES = 4096;
 /** `{"jsonrpc":"2.0","id":<id>,"result":<result>}`, built as text so that ids keep their exact digits. */
 export function resultText(idText: string, result: unknown): ResponseBody {
   if (result instanceof RawJson && result.length > SMALL_RAW_BYTES) {
-    return Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${idText},"result":`), ...result.parts, RESULT_END]);
+    return [Buffer.from(`{"jsonrpc":"2.0","id":${idText},"result":`), ...result.parts, RESULT_END];
   }
   const text = result instanceof RawJson ? result.bytes.toString('utf8') : (JSON.stringify(result) ?? 'null');
   return `{"jsonrpc":"2.0","id":${idText},"result":${text}}`;

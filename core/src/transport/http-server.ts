@@ -16,6 +16,7 @@ import { CoreTokens } from '../node/core-tokens.js';
 import { InternalTokens } from '../node/internal-tokens.js';
 import type { HealthCheck } from '../node/health.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
+import type { ResponseBody } from '../rpc/response-text.js';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -76,6 +77,17 @@ export function httpServerOptions(config: CoreConfig): Parameters<typeof createS
     connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.ceil(headersTimeout / 2))),
     keepAliveTimeout: config.evm.idle_timeout,
   };
+}
+
+/** Ends `res` with `body`; a body in pieces goes out as they are, in one write, never joined. */
+function endWith(res: ServerResponse, body: ResponseBody): void {
+  if (typeof body === 'string' || Buffer.isBuffer(body)) {
+    res.end(body);
+    return;
+  }
+  res.cork();
+  for (const part of body) res.write(part);
+  res.end();
 }
 
 /** Caps `server`'s connections by `[evm] max_open_connections` and `max_connections_per_ip`. */
@@ -193,7 +205,7 @@ export class HttpTransport {
     const write = (answer: PostAnswer | Error): void => {
       if (answer instanceof Error) return finished(answer);
       res.writeHead(answer.status, answer.headers);
-      res.end(answer.body);
+      endWith(res, answer.body);
       this.heldAnswers.guardHttpAnswer(res, req.socket, arrived + this.config.evm.write_timeout);
       finished();
     };

@@ -2,10 +2,10 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip, type BrotliOptions, type ZlibOptions } from 'node:zlib';
 import Negotiator from 'negotiator';
 import { isLoopback } from './peer-address.js';
-import type { ResponseBody } from '../rpc/response-text.js';
+import { bodyLength, joinedBody, type ResponseBody } from '../rpc/response-text.js';
 
-const gzipAsync = promisify<ResponseBody, ZlibOptions, Buffer>(gzip);
-const brotliAsync = promisify<ResponseBody, BrotliOptions, Buffer>(brotliCompress);
+const gzipAsync = promisify<string | Buffer, ZlibOptions, Buffer>(gzip);
+const brotliAsync = promisify<string | Buffer, BrotliOptions, Buffer>(brotliCompress);
 
 /** Answers smaller than this are sent as they are: compressing them costs more than it saves. */
 const MIN_COMPRESSED_BYTES = 1024;
@@ -64,12 +64,13 @@ export function encodeResponse(
   acceptEncoding: string | undefined,
   remoteAddress: string | undefined,
 ): EncodedBody | Promise<EncodedBody> {
-  const encoding = chooseEncoding(body.length, acceptEncoding, remoteAddress);
+  const size = typeof body === 'string' || Buffer.isBuffer(body) ? body.length : bodyLength(body);
+  const encoding = chooseEncoding(size, acceptEncoding, remoteAddress);
   if (encoding === undefined) return { body };
-  return compress(body, encoding);
+  return compress(joinedBody(body), encoding);
 }
 
-async function compress(body: ResponseBody, encoding: ContentEncoding): Promise<EncodedBody> {
+async function compress(body: string | Buffer, encoding: ContentEncoding): Promise<EncodedBody> {
   if (encoding === 'br') {
     return { body: await brotliAsync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }), encoding };
   }

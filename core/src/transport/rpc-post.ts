@@ -4,7 +4,7 @@ import { INVALID_HOST, type HostCheck } from './virtual-hosts.js';
 import { ErrorCode } from '../errors/codes.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
 import { parseRequestJson } from '../rpc/request-json.js';
-import { errorText, type ResponseBody } from '../rpc/response-text.js';
+import { bodyLength, errorText, type ResponseBody } from '../rpc/response-text.js';
 import { RpcRequest } from '../rpc/rpc-request.js';
 
 /** Content types geth accepts for JSON-RPC over HTTP. */
@@ -163,7 +163,7 @@ export class RpcPostService {
 
 function answerOf(status: number, headers: string[], { body, encoding }: EncodedBody, close: boolean): PostAnswer {
   if (encoding !== undefined) headers.push('Content-Encoding', encoding);
-  headers.push('Content-Length', String(Buffer.byteLength(body)));
+  headers.push('Content-Length', String(bodyLength(body)));
   if (close) headers.push('Connection', 'close');
   return { status, headers, body, close };
 }

@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { Connection, ConnectionStateKey } from '../rpc/request-context.js';
-import type { ResponseBody } from '../rpc/response-text.js';
+import { joinedBody, type ResponseBody } from '../rpc/response-text.js';
 import type { HeldAnswers } from './held-answers.js';
 
 /**
@@ -32,7 +32,7 @@ export class WsConnection implements Connection {
       this.socket.terminate();
       return false;
     }
-    this.heldAnswers.sendWs(this.socket, text);
+    this.heldAnswers.sendWs(this.socket, joinedBody(text));
     return true;
   }
 

@@ -1,4 +1,4 @@
-import { defineConnectionState, defineMethod, definePlugin, type PluginSetup, uint64 } from '@evmnode/core';
+import { defineConnectionState, defineMethod, definePlugin, type PluginSetup, RawJson, uint64 } from '@evmnode/core';
 import { fixtureEvents } from './shared.js';
 
 const subscriptionCount = defineConnectionState('fixture subscriptions', () => ({ count: 0 }));
@@ -65,6 +65,19 @@ const setup: PluginSetup = ({ rpc }) => {
     }),
     defineMethod({ name: 'fixture_big', params: [], handler: () => 'x'.repeat(4096) }),
     defineMethod({
+      name: 'fixture_pieces',
+      params: [uint64],
+      // A JSON array of `count` strings of 4,096 x's, in pieces as traces make theirs.
+      handler: ([count]) => {
+        const element = Buffer.from(`"${'x'.repeat(4096)}"`);
+        const parts = Array.from({ length: Number(count) }, (_, index) => [
+          Buffer.from(index === 0 ? '[' : ','),
+          element,
+        ]);
+        return new RawJson([...parts.flat(), Buffer.from(']')]);
+      },
+    }),
+    defineMethod({
       name: 'fixture_untilAborted',
       params: [],
       // Waits for the request's signal, and records why it was aborted.
@@ -79,4 +92,4 @@ const setup: PluginSetup = ({ rpc }) => {
   ]);
 };
 
-export default definePlugin({ id: 'fixture-rpc', coreApi: '^2.0.0', setup: () => Promise.resolve({ default: setup }) });
+export default definePlugin({ id: 'fixture-rpc', coreApi: '^2.8.0', setup: () => Promise.resolve({ default: setup }) });
