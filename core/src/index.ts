@@ -43,6 +43,7 @@ export { EventLoopTurns } from './rpc/event-loop-turns.js';
 export { ConnectionLimits } from './transport/connection-limits.js';
 export type { ConnectionLimitOptions } from './transport/connection-limits.js';
 export { FRESH_ANSWER_MS, HELD_ANSWERS_BUSY, HeldAnswers } from './transport/held-answers.js';
+export { UNFINISHED_REQUESTS_BUSY, UnfinishedRequests } from './transport/unfinished-requests.js';
 export { decodeStorageKey, storageKey } from './rpc/storage-key-codec.js';
 
 export { ErrorCode } from './errors/codes.js';

@@ -152,6 +152,92 @@ describe('HTTP attacks', () => {
   });
 });
 
+describe('requests received in part, in max_unfinished_request_bytes', () => {
+  let node: TestNode;
+  before(async () => {
+    node = await startTestNode({
+      plugins: ['eth-query'],
+      // Room for four bodies of 1 MiB and a few small requests.
+      config: { evm: { max_request_body_bytes: MB, max_unfinished_request_bytes: 4.5 * MB } },
+    });
+  });
+  after(() => node.stop());
+
+  /** A call padded with spaces to 1 MiB, as a request split before its last byte. */
+  const padded = (id: number): [string, string] => {
+    const text = post(call('eth_chainId', [], id) + ' '.repeat(MB - call('eth_chainId', [], id).length));
+    return [text.slice(0, -1), text.slice(-1)];
+  };
+  const CHAIN_ID_ANSWER = (id: number) => ({ jsonrpc: '2.0', id, result: CHAIN_ID });
+
+  it('answers 503 and closes the HTTP requests that have waited longest once those in part pass the bound', async () => {
+    const clients: RawClient[] = [];
+    for (let id = 1; id <= 6; id++) {
+      const client = await RawClient.open(node.url);
+      client.write(padded(id)[0]);
+      clients.push(client);
+      // Each body is read before the next one begins.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    // The fifth and the sixth body each pass 4.5 MiB: the first two are refused.
+    for (const client of clients.slice(0, 2)) {
+      expect(await onlyAnswer(client)).to.equal(503);
+      expect(JSON.parse(parseResponses(client.received)[0]!.body)).to.deep.equal({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32005, message: 'server busy: too many requests being received' },
+      });
+    }
+    expect((await rpc(node.url, 'eth_chainId')).result).to.equal(CHAIN_ID);
+    // The others end their bodies and are answered.
+    for (const [index, client] of clients.slice(2).entries()) {
+      client.write(padded(index + 3)[1]);
+      const [answer] = await client.responses(1);
+      expect(JSON.parse(answer!.body)).to.deep.equal(CHAIN_ID_ANSWER(index + 3));
+      client.destroy();
+    }
+  });
+
+  it('closes the WebSocket connections whose messages have waited longest once those in part pass the bound', async () => {
+    const frameOf = (id: number): Buffer => {
+      const text = Buffer.from(call('eth_chainId', [], id) + ' '.repeat(MB - 1024));
+      const head = Buffer.alloc(14);
+      head[0] = 0x81;
+      head[1] = 0x80 | 127;
+      head.writeBigUInt64BE(BigInt(text.length), 2);
+      // A zero mask: the payload goes as it is.
+      return Buffer.concat([head, text]);
+    };
+    const clients: { client: RawClient; rest: Buffer }[] = [];
+    for (let id = 1; id <= 6; id++) {
+      const client = await RawClient.open(node.wsUrl);
+      client.write(
+        'GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+          'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+      );
+      const frame = frameOf(id);
+      client.write(frame.subarray(0, -1));
+      clients.push({ client, rest: frame.subarray(-1) });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    for (const { client } of clients.slice(0, 2)) {
+      await client.ended;
+      expect(client.received).to.match(/^HTTP\/1\.1 101 /);
+    }
+    for (const [index, { client, rest }] of clients.slice(2).entries()) {
+      expect(client.closed).to.equal(false);
+      client.write(rest);
+      const answer = JSON.stringify(CHAIN_ID_ANSWER(index + 3));
+      const deadline = Date.now() + 5000;
+      while (!client.received.includes(answer)) {
+        expect(Date.now()).to.be.below(deadline);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      client.destroy();
+    }
+  });
+});
+
 describe('HTTP connection caps', () => {
   /** eth_chainId's result asked from `localAddress`, or undefined when the node closes the connection. */
   const chainIdFrom = async (url: string, localAddress: string): Promise<unknown> => {

@@ -639,6 +639,52 @@ describe('native gateway broadcast_tx_commit timeout', function () {
   });
 });
 
+describe('native gateway: requests received in part', function () {
+  it('answers 503 and closes the bodies that have waited longest once the requests the node receives pass its bound', async () => {
+    // Room for two of these bodies, shared with the EVM ports.
+    const node = await startTestNode({
+      plugins: ['native-gateway'],
+      config: { evm: { max_unfinished_request_bytes: 2_000_000 } },
+    });
+    try {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'status' }).padEnd(900_000, ' ');
+      const head = `POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+      const sockets: { socket: Socket; received: () => string; closed: Promise<unknown> }[] = [];
+      for (let index = 0; index < 3; index++) {
+        const socket = await rawConnection(node);
+        let received = '';
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+        const closed = new Promise((resolve) => socket.once('close', resolve));
+        socket.write(head + body.slice(0, -1));
+        sockets.push({ socket, received: () => received, closed });
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      // The third body passes the bound: the first is refused, unread.
+      const [first, ...others] = sockets;
+      await first!.closed;
+      const refusal = first!.received();
+      expect(refusal).to.match(/^HTTP\/1\.1 503 /);
+      // The body, sent chunked as CometBFT's answers are.
+      expect(JSON.parse(refusal.slice(refusal.indexOf('{'), refusal.lastIndexOf('}') + 1))).to.deep.equal({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32603, message: 'Internal error', data: 'server busy: too many requests being received' },
+      });
+      for (const { socket, received } of others) {
+        socket.write(body.slice(-1));
+        const deadline = Date.now() + 5000;
+        while (!received().includes('"node_info"')) {
+          expect(Date.now()).to.be.below(deadline);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        socket.destroy();
+      }
+    } finally {
+      await node.stop();
+    }
+  });
+});
+
 /** A batch of `count` status calls. */
 function statusBatch(count: number): { jsonrpc: string; id: number; method: string }[] {
   return Array.from({ length: count }, (_, id) => ({ jsonrpc: '2.0', id, method: 'status' }));

@@ -51,6 +51,7 @@ export interface CoreConfig {
     readonly max_open_connections: number;
     readonly max_connections_per_ip: number;
     readonly max_held_answer_bytes: number;
+    readonly max_unfinished_request_bytes: number;
   };
   readonly consensus: {
     readonly block_time: number;
@@ -248,9 +249,17 @@ export const coreSchema = {
     },
     max_held_answer_bytes: {
       doc:
-        'Bytes of answers the node holds for all clients together: gathered by batches, or written and not yet read. ' +
-        'Past it, the connections holding the most unread are closed, then batches get "server busy". ' +
-        "At least the largest answer (a block trace's 128 MiB).",
+        'Bytes of answers the node holds for all clients together: gathered by batches and traces, or written and ' +
+        'not yet read. Past it, the connections that left the most unread for a second are closed, then batches ' +
+        'and traces get "server busy". At least the largest answer (a block trace\'s 128 MiB).',
+      format: 'nat',
+      default: 256 * 1024 * 1024,
+    },
+    max_unfinished_request_bytes: {
+      doc:
+        'Bytes of requests the node has received part of (HTTP bodies, WebSocket messages), for all clients ' +
+        'together. Past it, the connections whose requests have waited longest are closed (HTTP: 503, "server busy"). ' +
+        'At least max_request_body_bytes.',
       format: 'nat',
       default: 256 * 1024 * 1024,
     },

@@ -15,6 +15,7 @@ import type { Database } from '../storage/database.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { RequestHooks } from '../rpc/request-hooks.js';
 import type { HeldAnswers } from '../transport/held-answers.js';
+import type { UnfinishedRequests } from '../transport/unfinished-requests.js';
 
 /** The services core provides to every plugin, each typed by its interface (docs/plugins.md). */
 export const CoreTokens = {
@@ -48,6 +49,8 @@ export const CoreTokens = {
   RequestHooks: defineToken<RequestHooks>('RequestHooks'),
   /** The answers the node holds for its clients (gathered by batches, or unread), bounded as a whole (`[evm] max_held_answer_bytes`). */
   HeldAnswers: defineToken<HeldAnswers>('HeldAnswers'),
+  /** The requests the node has received part of, bounded as a whole (`[evm] max_unfinished_request_bytes`). */
+  UnfinishedRequests: defineToken<UnfinishedRequests>('UnfinishedRequests'),
   /** The root logger; plugins receive a child logger in setup instead. */
   Logger: defineToken<Logger>('Logger'),
 } as const;

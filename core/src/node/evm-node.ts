@@ -42,6 +42,7 @@ import { HeadMarker } from '../storage/head-marker.js';
 import { HttpTransport } from '../transport/http-server.js';
 import { WsTransport } from '../transport/ws-server.js';
 import { HeldAnswers } from '../transport/held-answers.js';
+import { UnfinishedRequests } from '../transport/unfinished-requests.js';
 
 export interface NodeOptions {
   readonly sources: ConfigSources;
@@ -139,6 +140,9 @@ export class EvmNode {
     container.register(CoreTokens.Metrics, { useFactory: () => metrics });
     container.register(CoreTokens.RequestHooks, { useValue: new RequestHooks() });
     container.register(CoreTokens.HeldAnswers, { useValue: new HeldAnswers(core.evm.max_held_answer_bytes) });
+    container.register(CoreTokens.UnfinishedRequests, {
+      useValue: new UnfinishedRequests(core.evm.max_unfinished_request_bytes),
+    });
     container.registerSingleton(InternalTokens.MethodRegistry, MethodRegistry);
     container.registerSingleton(InternalTokens.Dispatcher, Dispatcher);
 

@@ -6,6 +6,7 @@ import { ConnectionLimits, MAX_IN_FLIGHT_PER_CONNECTION } from './connection-lim
 import { allowedOrigin } from './cors-policy.js';
 import { RpcPostService, type PostAnswer, type PostHeaders } from './rpc-post.js';
 import type { HeldAnswers } from './held-answers.js';
+import type { UnfinishedRequests } from './unfinished-requests.js';
 import { hostCheck, INVALID_HOST, type HostCheck } from './virtual-hosts.js';
 import type { CoreConfig } from '../config/core-schema.js';
 import { ResourceUnavailableError } from '../errors/rpc-error.js';
@@ -126,6 +127,7 @@ export class HttpTransport {
     @inject(CoreTokens.KeyRing) keys: KeyRing,
     @inject(InternalTokens.Health) private readonly health: HealthCheck,
     @inject(CoreTokens.HeldAnswers) private readonly heldAnswers: HeldAnswers,
+    @inject(CoreTokens.UnfinishedRequests) private readonly unfinished: UnfinishedRequests,
   ) {
     this.#hostAllowed = hostCheck(config.evm.vhosts, keys);
     this.#service = new RpcPostService(dispatcher, {
@@ -211,20 +213,25 @@ export class HttpTransport {
     };
     const refusal = this.#service.refusal(headers);
     if (refusal !== undefined) return write(refusal);
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
+    let refused = false;
+    /** Answers a body not read to its end, whose chunks so far are dropped. */
+    const refuse = (answer: PostAnswer): void => {
+      refused = true;
+      req.off('data', onData);
+      chunks = [];
+      write(answer);
+    };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > this.#service.bodyLimit) {
-        req.off('data', onData);
-        write(this.#service.tooLarge(headers));
-        return;
-      }
+      if (size > this.#service.bodyLimit) return refuse(this.#service.tooLarge(headers));
       chunks.push(chunk);
     };
     req.on('data', onData);
+    this.unfinished.guardHttpBody(req, () => refuse(this.#service.busyReceiving(headers)));
     req.on('end', () => {
-      if (size > this.#service.bodyLimit) return;
+      if (refused) return;
       const request = this.#service.answer(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), headers, write);
       // Calls still running for a client that closed its connection stop where they can (traces do), as geth's
       // request context is cancelled.

@@ -1,5 +1,6 @@
 import { allowedOrigin } from './cors-policy.js';
 import { encodeResponse, type EncodedBody } from './response-compression.js';
+import { UNFINISHED_REQUESTS_BUSY } from './unfinished-requests.js';
 import { INVALID_HOST, type HostCheck } from './virtual-hosts.js';
 import { ErrorCode } from '../errors/codes.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
@@ -87,6 +88,12 @@ export class RpcPostService {
       message: `request body too large: the limit is ${this.options.bodyLimit} bytes`,
     };
     return this.#plainAnswer(413, 'application/json', errorText('null', error), headers, true);
+  }
+
+  /** 503 to a body closed for room among the requests being received (UnfinishedRequests); the rest is not read. */
+  busyReceiving(headers: PostHeaders): PostAnswer {
+    const error = { code: ErrorCode.LimitExceeded, message: UNFINISHED_REQUESTS_BUSY };
+    return this.#plainAnswer(503, 'application/json', errorText('null', error), headers, true);
   }
 
   /**

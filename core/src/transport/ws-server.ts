@@ -6,6 +6,7 @@ import { WebSocketServer, type RawData, type VerifyClientCallbackAsync, type Web
 import { MAX_IN_FLIGHT_PER_CONNECTION } from './connection-limits.js';
 import { CLIENT_GONE, httpServerOptions, limitConnections } from './http-server.js';
 import type { HeldAnswers } from './held-answers.js';
+import type { UnfinishedRequests } from './unfinished-requests.js';
 import { WsConnection } from './ws-connection.js';
 import { hostCheck, INVALID_HOST } from './virtual-hosts.js';
 import type { CoreConfig } from '../config/core-schema.js';
@@ -37,6 +38,7 @@ export class WsTransport {
     @inject(CoreTokens.Logger) private readonly logger: Logger,
     @inject(CoreTokens.KeyRing) private readonly keys: KeyRing,
     @inject(CoreTokens.HeldAnswers) private readonly heldAnswers: HeldAnswers,
+    @inject(CoreTokens.UnfinishedRequests) private readonly unfinished: UnfinishedRequests,
   ) {}
 
   listen(): Promise<AddressInfo> {
@@ -59,7 +61,10 @@ export class WsTransport {
       maxPayload: max_request_body_bytes,
       verifyClient,
     });
-    server.on('connection', (socket, req) => this.#accept(socket, req.headers.origin));
+    server.on('connection', (socket, req) => {
+      this.unfinished.guardWs(socket, req.socket);
+      this.#accept(socket, req.headers.origin);
+    });
     this.#http = http;
     this.#server = server;
     return new Promise((resolve, reject) => {

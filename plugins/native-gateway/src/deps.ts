@@ -6,6 +6,7 @@ export const deps = {
   chain: CoreTokens.ChainReader,
   config: CoreTokens.Config,
   heldAnswers: CoreTokens.HeldAnswers,
+  unfinishedRequests: CoreTokens.UnfinishedRequests,
 };
 
 export type Deps = typeof deps;

@@ -30,6 +30,7 @@ const setup: PluginSetup<Deps, NativeGatewayConfig> = ({ deps, config, logger })
       idleTimeoutMs: deps.config.evm.idle_timeout,
       writeTimeoutMs: deps.config.evm.write_timeout,
       heldAnswers: deps.heldAnswers,
+      unfinishedRequests: deps.unfinishedRequests,
       maxBatchSize: config.max_request_batch_size,
       // The same cap as the EVM ports' batches.
       maxResponseBytes: deps.config.evm.batch_response_max_size,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { parseRequestJson, type HeldAnswers } from '@evmnode/core';
+import { parseRequestJson, type HeldAnswers, type UnfinishedRequests } from '@evmnode/core';
 import { CometRpcError } from './rpc-error.js';
 
 /** The one event query served: what followers, and cosmjs' `subscribeNewBlock`, subscribe with. */
@@ -36,6 +36,7 @@ export class EventSockets {
   constructor(
     maxMessageBytes: number,
     private readonly heldAnswers: HeldAnswers,
+    private readonly unfinished: UnfinishedRequests,
     private readonly answer: (request: unknown) => Promise<object | undefined>,
   ) {
     this.#server = new WebSocketServer({ noServer: true, maxPayload: maxMessageBytes });
@@ -51,7 +52,10 @@ export class EventSockets {
         socket.end(`HTTP/1.1 ${refusal}\r\nconnection: close\r\n\r\n`);
         return;
       }
-      this.#server.handleUpgrade(req, socket, head, (client) => this.#open(client));
+      this.#server.handleUpgrade(req, socket, head, (client) => {
+        this.unfinished.guardWs(client, socket);
+        this.#open(client);
+      });
     });
   }
 

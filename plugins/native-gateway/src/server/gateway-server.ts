@@ -1,7 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { ConnectionLimits, parseRequestJson, runBoundedBatch, type HeldAnswers } from '@evmnode/core';
+import {
+  ConnectionLimits,
+  parseRequestJson,
+  runBoundedBatch,
+  type HeldAnswers,
+  type UnfinishedRequests,
+} from '@evmnode/core';
 import type { CallParams, GatewayMethod } from './gateway-method.js';
 import { EventSockets } from './event-sockets.js';
 import { CometRpcError } from './rpc-error.js';
@@ -16,6 +22,8 @@ export interface GatewayServerOptions {
   readonly writeTimeoutMs: number;
   /** The bound on the answers the node holds, shared with its other ports. */
   readonly heldAnswers: HeldAnswers;
+  /** The bound on the requests the node has received part of, shared with its other ports. */
+  readonly unfinishedRequests: UnfinishedRequests;
   /** Most calls in one batch (CometBFT's `max_request_batch_size`; 0: no limit). */
   readonly maxBatchSize: number;
   /** Bytes of answers after which a batch's remaining calls get `response too large`. */
@@ -49,16 +57,29 @@ function whenDrained(socket: Socket): Promise<void> | undefined {
 /** CometBFT answers GET (URI) calls with this id. */
 const URI_CALL_ID = -1;
 
-/** The body as text; past `limit` bytes it is refused at once and the rest is read and dropped, so that the refusal reaches the client. */
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
+/** Why a body was not read to its end: the node had no room for the requests it was receiving. */
+class RequestsBusy extends Error {}
+
+/**
+ * The body as text; past `limit` bytes it is refused at once and the rest is read and dropped, so
+ * that the refusal reaches the client. Its bytes count in `unfinished` until it ends; one closed
+ * for room there is refused with a {@link RequestsBusy}, the rest unread.
+ */
+function readBody(req: IncomingMessage, limit: number, unfinished: UnfinishedRequests): Promise<string> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let length = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       const within = length <= limit;
       length += chunk.length;
       if (length <= limit) chunks.push(chunk);
       else if (within) reject(new Error('http: request body too large'));
+    };
+    req.on('data', onData);
+    unfinished.guardHttpBody(req, () => {
+      req.off('data', onData);
+      chunks = [];
+      reject(new RequestsBusy());
     });
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
@@ -128,7 +149,9 @@ export class GatewayServer {
       maxOpen: options.maxOpenConnections,
       maxPerAddress: options.maxConnectionsPerAddress,
     }).attach(this.#server);
-    this.events = new EventSockets(options.maxBodyBytes, options.heldAnswers, (request) => this.#answer(request));
+    this.events = new EventSockets(options.maxBodyBytes, options.heldAnswers, options.unfinishedRequests, (request) =>
+      this.#answer(request),
+    );
     this.events.attach(this.#server);
   }
 
@@ -163,7 +186,7 @@ export class GatewayServer {
   async #post(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let body: unknown;
     try {
-      const text = await readBody(req, this.options.maxBodyBytes);
+      const text = await readBody(req, this.options.maxBodyBytes, this.options.unfinishedRequests);
       try {
         body = await parseRequestJson(text);
       } catch (error) {
@@ -171,6 +194,11 @@ export class GatewayServer {
         return send(res, refusal.httpStatus, errorResponse(null, refusal));
       }
     } catch (error) {
+      if (error instanceof RequestsBusy) {
+        // The rest of the body is not read: closing the connection discards it.
+        res.setHeader('connection', 'close');
+        return send(res, 503, errorResponse(null, CometRpcError.requestsBusy()));
+      }
       const refusal = CometRpcError.invalidRequest(`error reading request body: ${(error as Error).message}`);
       return send(res, refusal.httpStatus, errorResponse(null, refusal));
     }

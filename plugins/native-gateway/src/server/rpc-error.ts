@@ -1,4 +1,4 @@
-import { HELD_ANSWERS_BUSY, RequestJsonBusyError } from '@evmnode/core';
+import { HELD_ANSWERS_BUSY, RequestJsonBusyError, UNFINISHED_REQUESTS_BUSY } from '@evmnode/core';
 
 /**
  * A JSON-RPC error as CometBFT words it: a fixed message per code and the detail in `data`
@@ -50,6 +50,11 @@ export class CometRpcError extends Error {
   /** An element of a batch after the node had no more room for answers (`HeldAnswers`); a retry may find some. */
   static answersBusy(): CometRpcError {
     return CometRpcError.internal(HELD_ANSWERS_BUSY);
+  }
+
+  /** A body closed for room among the requests the node was receiving (`UnfinishedRequests`); a retry may find some. */
+  static requestsBusy(): CometRpcError {
+    return CometRpcError.internal(UNFINISHED_REQUESTS_BUSY);
   }
 
   /** What a method returned as an error: CometBFT answers every such error with -32603. */
