@@ -14,8 +14,8 @@ export const UNFINISHED_REQUESTS_BUSY = 'server busy: too many requests being re
 /**
  * The requests the node has received part of, bounded for the node as a whole: HTTP bodies and
  * WebSocket messages not yet whole. Each is at most `max_request_body_bytes`, and `read_timeout`
- * ends an HTTP request that takes too long, but a thousand connections that each send all of a
- * 5 MiB body but its last byte held 5 GB until then. Past the limit, the connections whose
+ * ends an HTTP request that takes too long, but 300 connections that each sent all of a 5 MiB
+ * body but its last byte held 1.6 GB until then. Past the limit, the connections whose
  * requests have waited longest are closed, as a slow sender's would be at its timeout.
  *
  * @example
