@@ -223,13 +223,14 @@ export class HttpTransport {
       chunks = [];
       write(answer);
     };
+    const count = this.unfinished.httpBody(req, () => refuse(this.#service.busyReceiving(headers)));
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size > this.#service.bodyLimit) return refuse(this.#service.tooLarge(headers));
       chunks.push(chunk);
+      count(chunk);
     };
     req.on('data', onData);
-    this.unfinished.guardHttpBody(req, () => refuse(this.#service.busyReceiving(headers)));
     req.on('end', () => {
       if (refused) return;
       const request = this.#service.answer(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), headers, write);

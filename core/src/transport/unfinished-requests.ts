@@ -19,7 +19,8 @@ export const UNFINISHED_REQUESTS_BUSY = 'server busy: too many requests being re
  * requests have waited longest are closed, as a slow sender's would be at its timeout.
  *
  * @example
- * unfinished.guardHttpBody(req, () => refuse(req));
+ * const count = unfinished.httpBody(req, () => refuse(req));
+ * req.on('data', (chunk) => { count(chunk); chunks.push(chunk); });
  * unfinished.guardWs(client, req.socket);
  */
 export class UnfinishedRequests {
@@ -57,18 +58,26 @@ export class UnfinishedRequests {
     this.#drop(connection);
   }
 
-  /** Counts HTTP request `req`'s body until it ends or its connection closes; `refuse` answers it, unread. */
-  guardHttpBody(req: IncomingMessage, refuse: () => void): void {
-    const count = (chunk: Buffer): void => this.receive(req, chunk.length, stop);
-    const stop = (): void => {
-      req.off('data', count);
-      refuse();
+  /**
+   * What counts HTTP request `req`'s body, to be called with each chunk read, until the body ends
+   * or its connection closes; `refuse` answers it unread should it be closed for room. A body that
+   * comes whole in its first chunk (its `Content-Length` in one read, as most do) is not counted:
+   * nothing waits for the rest of it.
+   */
+  httpBody(req: IncomingMessage, refuse: () => void): (chunk: Buffer) => void {
+    const declared = Number(req.headers['content-length']);
+    let received = 0;
+    let counting = false;
+    return (chunk) => {
+      received += chunk.length;
+      if (!counting) {
+        if (received === declared) return;
+        counting = true;
+        const done = (): void => this.finish(req);
+        req.once('end', done).once('close', done);
+      }
+      this.receive(req, chunk.length, refuse);
     };
-    const done = (): void => {
-      req.off('data', count);
-      this.finish(req);
-    };
-    req.on('data', count).once('end', done).once('close', done);
   }
 
   /**

@@ -69,18 +69,19 @@ function readBody(req: IncomingMessage, limit: number, unfinished: UnfinishedReq
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] = [];
     let length = 0;
+    const count = unfinished.httpBody(req, () => {
+      req.off('data', onData);
+      chunks = [];
+      reject(new RequestsBusy());
+    });
     const onData = (chunk: Buffer): void => {
       const within = length <= limit;
       length += chunk.length;
       if (length <= limit) chunks.push(chunk);
       else if (within) reject(new Error('http: request body too large'));
+      count(chunk);
     };
     req.on('data', onData);
-    unfinished.guardHttpBody(req, () => {
-      req.off('data', onData);
-      chunks = [];
-      reject(new RequestsBusy());
-    });
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
