@@ -37,6 +37,18 @@ describe('answers held for clients', () => {
     expect(held.total).to.equal(60);
   });
 
+  it('closes connections however fresh their answers once the total passes twice the limit', () => {
+    const { held } = ledger(100);
+    const closed: string[] = [];
+    held.hold({}, 90, () => closed.push('first'));
+    held.hold({}, 60, () => closed.push('second'));
+    expect(closed).to.deep.equal([]);
+    // 230 passes 200: the largest is closed, and the rest, within twice the limit, is spared.
+    held.hold({}, 80, () => closed.push('third'));
+    expect(closed).to.deep.equal(['first']);
+    expect(held.total).to.equal(140);
+  });
+
   it('counts an answer until it is written, once however often its release is called', () => {
     const { held } = ledger(100);
     const release = held.hold({}, 60, () => {});

@@ -30,8 +30,9 @@ interface Unread {
  * otherwise hold gigabytes. Past the limit, the connections holding the most unread for
  * {@link FRESH_ANSWER_MS} or more are closed first, as a WebSocket client that reads too slowly is;
  * then a batch (or a trace) that would pass the limit is refused the room. An answer just written
- * is always counted, never refused: the total passes the limit by at most what was gathered with
- * room, and nothing more is gathered until it is back under.
+ * is always counted, never refused, and its connection is spared while the total stays within
+ * twice the limit: past that, the connections holding the most unread are closed however fresh
+ * their answers. Nothing more is gathered until the total is back under the limit.
  *
  * @example
  * res.end(body);
@@ -150,10 +151,14 @@ export class HeldAnswers {
     });
   }
 
-  /** Closes the connections holding the most unread, of those holding it long enough, until `bytes` more fit. */
+  /**
+   * Closes the connections holding the most unread, of those holding it long enough (of all of
+   * them past twice the limit: single calls' answers take no room as they are made), until `bytes`
+   * more fit.
+   */
   #closeUnreadFor(bytes: number): void {
     while (this.#total + bytes > this.limit) {
-      const staleSince = this.now() - FRESH_ANSWER_MS;
+      const staleSince = this.#total + bytes > 2 * this.limit ? Infinity : this.now() - FRESH_ANSWER_MS;
       let largest: [object, Unread] | undefined;
       for (const entry of this.#unread) {
         if (entry[1].since <= staleSince && (largest === undefined || entry[1].bytes > largest[1].bytes))
