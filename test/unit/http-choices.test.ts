@@ -1,5 +1,6 @@
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { chooseEncoding, isValidTarget } from '@evmnode/core/internal';
+import { chooseEncoding, encodeResponse, isValidTarget } from '@evmnode/core/internal';
 
 describe('HTTP answer encoding', () => {
   const LARGE = 300 * 1024;
@@ -58,6 +59,46 @@ describe('HTTP answer encoding', () => {
     for (const address of ['127.0.0.1', '127.3.2.1', '::1', '::ffff:127.0.0.1']) {
       expect(chooseEncoding(LARGE, 'gzip, br', address), address).to.equal(undefined);
     }
+  });
+});
+
+describe('HTTP answer compression', () => {
+  const REMOTE = '203.0.113.7';
+  /** 370 KB of JSON, not all alike, so that compression has work to do: large enough for brotli. */
+  const answer = Buffer.from(
+    JSON.stringify(Array.from({ length: 12_000 }, (_, index) => ({ index, word: (index * 7919).toString(36) }))),
+  );
+  const encoded = async (body: Parameters<typeof encodeResponse>[0], acceptEncoding: string) => {
+    const { body: sent, encoding } = await encodeResponse(body, acceptEncoding, REMOTE);
+    return { encoding, bytes: Buffer.concat(typeof sent === 'string' ? [Buffer.from(sent)] : [sent].flat()) };
+  };
+
+  it('compresses an answer in one piece as zlib does in one go', async () => {
+    expect(await encoded(answer, 'br')).to.deep.equal({
+      encoding: 'br',
+      bytes: brotliCompressSync(answer, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }),
+    });
+    expect(await encoded(answer, 'gzip')).to.deep.equal({
+      encoding: 'gzip',
+      bytes: gzipSync(answer, { level: constants.Z_BEST_SPEED }),
+    });
+    const small = answer.subarray(0, 4096);
+    expect((await encoded(small, 'gzip')).bytes).to.deep.equal(gzipSync(small));
+  });
+
+  it('compresses an answer in pieces, Uint8Arrays among them, as the whole they make', async () => {
+    const size = Math.ceil(answer.length / 37);
+    const pieces = Array.from({ length: 37 }, (_, index) => {
+      const piece = answer.subarray(index * size, (index + 1) * size);
+      return index % 2 === 0 ? new Uint8Array(piece) : piece;
+    });
+    expect(Buffer.concat(pieces)).to.deep.equal(answer);
+    const gzipped = await encoded(pieces, 'gzip');
+    expect(gzipped.encoding).to.equal('gzip');
+    expect(gunzipSync(gzipped.bytes)).to.deep.equal(answer);
+    const brotli = await encoded(pieces, 'br');
+    expect(brotli.encoding).to.equal('br');
+    expect(brotliDecompressSync(brotli.bytes)).to.deep.equal(answer);
   });
 });
 
