@@ -19,6 +19,7 @@ import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, GWEI, nextBlocks, sign, untilHeight } from '../support/chain-kit.js';
 import { withPeakRss } from '../support/load-checks.js';
 import { post, rpc } from '../support/rpc-client.js';
+import { refusalOf } from '../support/startup.js';
 
 const FEE: StdFee = { amount: [{ denom: 'usei', amount: '4000' }], gas: '200000' };
 const WEI_PER_USEI = 10n ** 12n;
@@ -644,7 +645,7 @@ describe('native gateway: requests received in part', function () {
     // Room for two of these bodies, shared with the EVM ports.
     const node = await startTestNode({
       plugins: ['native-gateway'],
-      config: { evm: { max_unfinished_request_bytes: 2_000_000 } },
+      config: { evm: { max_unfinished_request_bytes: 2_000_000, max_request_body_bytes: 1_000_000 } },
     });
     try {
       const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'status' }).padEnd(900_000, ' ');
@@ -682,6 +683,21 @@ describe('native gateway: requests received in part', function () {
     } finally {
       await node.stop();
     }
+  });
+});
+
+describe('native gateway: its bound on a body', () => {
+  it('refuses to start when one body may pass the bound on the requests received in part', async () => {
+    const evm = { max_unfinished_request_bytes: 1_000_000, max_request_body_bytes: 1_000_000 };
+    expect(
+      await refusalOf({
+        plugins: ['native-gateway'],
+        config: { evm, plugins: { 'native-gateway': { max_body_bytes: 1_000_001 } } },
+      }),
+    ).to.equal(
+      'plugin "native-gateway" failed during setup: [plugins.native-gateway] max_body_bytes (1000001) must be at most ' +
+        '[evm] max_unfinished_request_bytes (1000000): a request body that large would always be refused',
+    );
   });
 });
 

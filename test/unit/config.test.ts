@@ -230,6 +230,16 @@ describe('configuration', () => {
     );
   });
 
+  it('stops when the requests received in part may hold less than one request body', () => {
+    const flags = ['--evm.max_request_body_bytes', '2000000', '--evm.max_unfinished_request_bytes', '1999999'];
+    expect(startupErrorOf(() => load({ home: '/nonexistent', flags }))).to.equal(
+      'invalid configuration: evm.max_unfinished_request_bytes (1999999) must be at least ' +
+        'evm.max_request_body_bytes (2000000): a request body that large would always be refused',
+    );
+    flags[3] = '2000000';
+    expect(load({ home: '/nonexistent', flags }).core.evm.max_unfinished_request_bytes).to.equal(2_000_000);
+  });
+
   it('explains a file that is not TOML and an explicit file that is missing', () => {
     expect(startupErrorOf(() => load({ home: homeWithConfig('[evm\nhttp_port = 1\n') }))).to.match(
       /^the config file .*app\.toml is not valid TOML: /,

@@ -92,7 +92,20 @@ function validate(schema: ConfigSchema, layers: ConfigLayers, strict: boolean): 
   } catch (error) {
     throw new StartupError(`invalid configuration: ${(error as Error).message}`);
   }
+  checkUnfinishedBound(config);
   return config;
+}
+
+/** A request body is counted among the unfinished ones while it arrives: a bound below one body refuses it always. */
+function checkUnfinishedBound(config: convict.Config<unknown>): void {
+  const get = (key: string) => config.get(key as never) as number;
+  const [unfinished, body] = [get('evm.max_unfinished_request_bytes'), get('evm.max_request_body_bytes')];
+  if (unfinished < body) {
+    throw new StartupError(
+      `invalid configuration: evm.max_unfinished_request_bytes (${unfinished}) must be at least ` +
+        `evm.max_request_body_bytes (${body}): a request body that large would always be refused`,
+    );
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { BlockRecord, PluginSetup } from '@evmnode/core';
+import { StartupError, type BlockRecord, type PluginSetup } from '@evmnode/core';
 import type { Deps, NativeGatewayConfig } from './deps.js';
 import { abciQueryMethod } from './methods/abci-query.js';
 import { blockMethod, newBlockEvent } from './methods/block.js';
@@ -12,6 +12,14 @@ import { GatewayServer } from './server/gateway-server.js';
 
 const setup: PluginSetup<Deps, NativeGatewayConfig> = ({ deps, config, logger }) => {
   const { native, chain } = deps;
+  const { max_unfinished_request_bytes } = deps.config.evm;
+  // Its bodies are counted among the requests the node receives in part, as the EVM ports' are.
+  if (config.max_body_bytes > max_unfinished_request_bytes) {
+    throw new StartupError(
+      `[plugins.native-gateway] max_body_bytes (${config.max_body_bytes}) must be at most [evm] ` +
+        `max_unfinished_request_bytes (${max_unfinished_request_bytes}): a request body that large would always be refused`,
+    );
+  }
   const host = deps.config.evm.listen_address;
   let rpcAddress = '';
   const server = new GatewayServer(
