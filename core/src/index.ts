@@ -35,7 +35,7 @@ export type {
   StateOverrides,
 } from './rpc/call-codecs.js';
 export { BATCH_CONCURRENCY, MAX_BATCHES_UNDER_WAY, runBoundedBatch } from './rpc/bounded-batch.js';
-export type { BoundedBatchOptions, BoundedBatchRun } from './rpc/bounded-batch.js';
+export type { BatchClient, BoundedBatchOptions, BoundedBatchRun } from './rpc/bounded-batch.js';
 export { ClientQuota } from './rpc/client-quota.js';
 export { MAX_JSON_VALUES, MAX_NESTING_DEPTH, parseRequestJson, RequestJsonBusyError } from './rpc/request-json.js';
 export { FailFastLimiter } from './rpc/fail-fast-limiter.js';

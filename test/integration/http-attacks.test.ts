@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import WebSocket from 'ws';
 import { ConnectionLimits } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
+import { fixturePlugin } from '../support/plugins/paths.js';
 import { call, parseResponses, post, RawClient } from '../support/raw-http.js';
 import { rpc } from '../support/rpc-client.js';
 
@@ -234,6 +235,41 @@ describe('requests received in part, in max_unfinished_request_bytes', () => {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       client.destroy();
+    }
+  });
+});
+
+describe('HTTP batches shared out by client', () => {
+  it("runs one client's batches by its share of the slots, so that another's batch does not wait behind them", async () => {
+    const node = await startTestNode({
+      plugins: ['eth-query', fixturePlugin('fixture-rpc')],
+      config: { evm: { max_client_share: 0.25 } },
+    });
+    try {
+      /** Sends `body` on a connection of its own from `localAddress`; resolves to the answer and how long it took. */
+      const send = async (localAddress: string, body: string) => {
+        const client = await RawClient.open(node.url, localAddress);
+        const sentAt = performance.now();
+        client.write(post(body));
+        const [answer] = await client.responses(1, 10_000);
+        const answeredAt = performance.now();
+        client.destroy();
+        return { tookMs: answeredAt - sentAt, answeredAt, body: JSON.parse(answer!.body) as unknown[] };
+      };
+      // 40 batches, more than the 32 slots, each sleeping 800 ms: a quarter of 32, 8, run at a time.
+      const flood = Array.from({ length: 40 }, () => send('127.0.0.2', `[${call('fixture_sleep', ['0x320'])}]`));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const other = await send('127.0.0.1', `[${call('eth_chainId')}]`);
+      expect(other.body).to.deep.equal([{ jsonrpc: '2.0', id: 1, result: CHAIN_ID }]);
+      // It got a slot at once, where it waited for the flood's first batches to end (800 ms) before.
+      expect(other.tookMs).to.be.below(400);
+      const flooded = await Promise.all(flood);
+      for (const { body } of flooded) expect(body).to.deep.equal([{ jsonrpc: '2.0', id: 1, result: 'awake' }]);
+      // Five rounds of eight: the last answers came four rounds after the first.
+      const answered = flooded.map(({ answeredAt }) => answeredAt);
+      expect(Math.max(...answered) - Math.min(...answered)).to.be.at.least(3 * 800);
+    } finally {
+      await node.stop();
     }
   });
 });

@@ -93,6 +93,65 @@ describe('bounded batches', () => {
     expect(runs.map((run) => run.answers[0])).to.deep.equal(runs.map((_, batch) => `${batch}`));
   });
 
+  describe('shared out by client', () => {
+    /** A one-call batch of `client` that starts, records itself, and ends once its gate opens. */
+    function gatedBatch(client: string, name: string, started: string[], share = 0.25) {
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      const run = runBoundedBatch(
+        1,
+        () => {
+          started.push(name);
+          return gate.then(() => name);
+        },
+        { maxBytes: 1000, client: { id: client, share } },
+      );
+      return { open, run };
+    }
+
+    it(`runs at most a client's share of the ${MAX_BATCHES_UNDER_WAY} at once; the others serve other clients`, async () => {
+      const started: string[] = [];
+      // A share of 0.25: 8 of 32.
+      const flood = Array.from({ length: 20 }, (_, index) => gatedBatch('203.0.113.7', `a${index}`, started));
+      const other = gatedBatch('198.51.100.2', 'b0', started);
+      await sleep(20);
+      expect(started).to.deep.equal([...Array.from({ length: 8 }, (_, index) => `a${index}`), 'b0']);
+      // One of the flood's ends: the next of its own starts, and only that one.
+      flood[0]!.open();
+      await sleep(20);
+      expect(started.slice(9)).to.deep.equal(['a8']);
+      for (const batch of [...flood, other]) batch.open();
+      const runs = await Promise.all([...flood, other].map((batch) => batch.run));
+      expect(runs.map((run) => run.answers[0])).to.deep.equal([...flood.map((_, index) => `a${index}`), 'b0']);
+      expect(started).to.have.length(21);
+    });
+
+    it("serves waiting clients in turn, each client's batches in order, when every slot is taken", async () => {
+      const started: string[] = [];
+      // A share of 1: one client may take all the slots.
+      const holding = Array.from({ length: MAX_BATCHES_UNDER_WAY }, (_, index) =>
+        gatedBatch('192.0.2.1', `h${index}`, started, 1),
+      );
+      const waiting = [
+        ...['a0', 'a1', 'a2'].map((name) => gatedBatch('203.0.113.7', name, started, 1)),
+        ...['b0', 'b1'].map((name) => gatedBatch('198.51.100.2', name, started, 1)),
+      ];
+      await sleep(20);
+      expect(started).to.have.length(MAX_BATCHES_UNDER_WAY);
+      // Slots come free one at a time: the first waiting client, then the next, then the first again.
+      for (const [index, expected] of ['a0', 'b0', 'a1', 'b1', 'a2'].entries()) {
+        holding[index]!.open();
+        await sleep(5);
+        expect(started.slice(MAX_BATCHES_UNDER_WAY)).to.deep.equal(
+          ['a0', 'b0', 'a1', 'b1', 'a2'].slice(0, index + 1),
+          expected,
+        );
+      }
+      for (const batch of [...holding, ...waiting]) batch.open();
+      await Promise.all([...holding, ...waiting].map((batch) => batch.run));
+    });
+  });
+
   it('times out a batch that waits for its turn past its timeout, running none of its calls', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

@@ -232,8 +232,9 @@ export const coreSchema = {
     },
     max_client_share: {
       doc:
-        'Share (0 to 1) of max_filters, max_concurrent_simulation_calls and max_concurrent_trace_calls ' +
-        'that one client (a remote address over HTTP, a connection over WebSocket) may hold, rounded up.',
+        'Share (0 to 1) of max_filters, max_concurrent_simulation_calls, max_concurrent_trace_calls and the 32 ' +
+        'batches under way that one client (a remote address over HTTP, a connection over WebSocket) may hold, ' +
+        'rounded up.',
       format: 'fraction',
       default: 0.25,
     },

@@ -1,6 +1,7 @@
+import { clientShareOf } from './client-quota.js';
 import { EventLoopTurns } from './event-loop-turns.js';
+import { FairSlots } from './fair-slots.js';
 import { lengthOf } from './raw-json.js';
-import { FifoSlots } from './fifo-slots.js';
 import type { HeldAnswers } from '../transport/held-answers.js';
 
 /**
@@ -10,14 +11,25 @@ import type { HeldAnswers } from '../transport/held-answers.js';
 export const BATCH_CONCURRENCY = 4;
 
 /**
- * Batches under way at once, of every port together; the others wait their turn, first come first
- * served. Each batch gives the event loop a turn every few milliseconds, but a thousand connections
+ * Batches under way at once, of every port together; the others wait their turn, clients in turn
+ * and each client's batches first come first served, and one client runs at most its share of them.
+ * Each batch gives the event loop a turn every few milliseconds, but a thousand connections
  * each with a batch under way would each take a turn in every iteration of the loop and together
  * hold the answers of all their running calls. 32 is as many as a busy client pool keeps in flight
  * (bench:methods' batch row loses nothing to it; at 16 its p99 doubled).
  */
 export const MAX_BATCHES_UNDER_WAY = 32;
-const batchSlots = new FifoSlots(MAX_BATCHES_UNDER_WAY);
+const batchSlots = new FairSlots(MAX_BATCHES_UNDER_WAY);
+
+/** Who sends a batch: batches are shared out by client (a remote address over HTTP, a connection over WebSocket). */
+export interface BatchClient {
+  readonly id: string;
+  /** `[evm] max_client_share`: the share of {@link MAX_BATCHES_UNDER_WAY} the client may run at once. */
+  readonly share: number;
+}
+
+/** The client of batches that name none: all of them together, with no share of their own. */
+const UNNAMED_CLIENT: BatchClient = { id: '', share: 1 };
 
 /** An answer with a length in bytes (response text), or in pieces that have one. */
 type Sized = { readonly length: number } | readonly Uint8Array[];
@@ -40,6 +52,8 @@ export interface BoundedBatchOptions {
    * batch gives it all back when it ends. One that finds no room stops the batch ('busy').
    */
   readonly held?: HeldAnswers;
+  /** Who sends the batch; batches naming none share slots as one client with no bound of its own. */
+  readonly client?: BatchClient;
 }
 
 export interface BoundedBatchRun<T> {
@@ -64,8 +78,9 @@ export interface BoundedBatchRun<T> {
  * otherwise pile up uncounted, every call of the batch run (a batch of 1000 copies of a cached
  * full block, behind the first copy being built, held 1000 answers). `call` answers with
  * something that has a length in bytes (response text) or pieces that do, or undefined (a notification); its
- * promises must not reject. The batch first waits for one of {@link MAX_BATCHES_UNDER_WAY} slots;
- * the wait counts against `timeoutMs`, and a batch whose time passes in it runs no call ('timed-out').
+ * promises must not reject. The batch first waits for one of {@link MAX_BATCHES_UNDER_WAY} slots
+ * (of its client's share of them); the wait counts against `timeoutMs`, and a batch whose time
+ * passes in it runs no call ('timed-out').
  */
 export async function runBoundedBatch<T extends Sized>(
   count: number,
@@ -73,7 +88,8 @@ export async function runBoundedBatch<T extends Sized>(
   options: BoundedBatchOptions,
 ): Promise<BoundedBatchRun<T>> {
   const waitStart = performance.now();
-  const slot = batchSlots.acquire(options.timeoutMs);
+  const client = options.client ?? UNNAMED_CLIENT;
+  const slot = batchSlots.acquire(client.id, clientShareOf(MAX_BATCHES_UNDER_WAY, client.share), options.timeoutMs);
   if (slot !== true && !(await slot)) {
     // Its time passed while it waited: none of its calls ran.
     return { answers: new Array<T | undefined>(count), stop: 'timed-out', counted: 0, next: 0, running: [] };
@@ -84,7 +100,7 @@ export async function runBoundedBatch<T extends Sized>(
   try {
     return await runInSlot(count, call, left);
   } finally {
-    batchSlots.release();
+    batchSlots.release(client.id);
   }
 }
 

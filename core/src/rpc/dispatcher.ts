@@ -84,6 +84,7 @@ export class Dispatcher {
   readonly #batchLimit: number;
   readonly #responseMaxBytes: number;
   readonly #timeoutMs: number;
+  readonly #clientShare: number;
 
   constructor(
     @inject(InternalTokens.MethodRegistry) private readonly registry: MethodRegistry,
@@ -96,6 +97,7 @@ export class Dispatcher {
     this.#responseMaxBytes = config.evm.batch_response_max_size;
     // geth answers 100 ms before the write timeout, so that the answer still gets out.
     this.#timeoutMs = Math.max(config.evm.write_timeout - 100, 1);
+    this.#clientShare = config.evm.max_client_share;
   }
 
   /** The answer to a body that is not valid JSON. */
@@ -139,7 +141,12 @@ export class Dispatcher {
         pending.set(index, outcome);
         return outcome.promise;
       },
-      { maxBytes: this.#responseMaxBytes, timeoutMs: this.#timeoutMs, held: this.heldAnswers },
+      {
+        maxBytes: this.#responseMaxBytes,
+        timeoutMs: this.#timeoutMs,
+        held: this.heldAnswers,
+        client: { id: request.clientId, share: this.#clientShare },
+      },
     );
     const { answers } = run;
     if (run.stop === 'too-large' || run.stop === 'busy') {

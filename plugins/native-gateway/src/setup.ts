@@ -42,6 +42,7 @@ const setup: PluginSetup<Deps, NativeGatewayConfig> = ({ deps, config, logger })
       maxBatchSize: config.max_request_batch_size,
       // The same cap as the EVM ports' batches.
       maxResponseBytes: deps.config.evm.batch_response_max_size,
+      clientShare: deps.config.evm.max_client_share,
       maxOpenConnections: config.max_open_connections,
       maxConnectionsPerAddress: config.max_connections_per_ip,
     },

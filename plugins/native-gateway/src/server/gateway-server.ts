@@ -28,6 +28,8 @@ export interface GatewayServerOptions {
   readonly maxBatchSize: number;
   /** Bytes of answers after which a batch's remaining calls get `response too large`. */
   readonly maxResponseBytes: number;
+  /** `[evm] max_client_share`: the share of the node's batches under way one remote address may run. */
+  readonly clientShare: number;
   /** Most connections open at once, in all and from one remote address. */
   readonly maxOpenConnections: number;
   readonly maxConnectionsPerAddress: number;
@@ -214,7 +216,8 @@ export class GatewayServer {
         const detail = `batch request exceeds maximum (${maxBatchSize}) allowed number of requests`;
         return send(res, 200, errorResponse(null, CometRpcError.invalidRequest(detail)));
       }
-      return sendText(res, 200, await this.#answerBatch(body));
+      // Known by its address, as on the EVM HTTP port: a client's batches share one share.
+      return sendText(res, 200, await this.#answerBatch(body, req.socket.remoteAddress ?? 'unknown'));
     }
     return send(res, 200, await this.#answer(body));
   }
@@ -223,14 +226,18 @@ export class GatewayServer {
    * A batch's answers as JSON text ('' when all are notifications): its calls run a few at once,
    * in order, and once the answers pass the response size cap the rest are not run.
    */
-  async #answerBatch(batch: unknown[]): Promise<string> {
+  async #answerBatch(batch: unknown[], client: string): Promise<string> {
     const { answers, stop, counted } = await runBoundedBatch(
       batch.length,
       async (index) => {
         const response = await this.#answer(batch[index]);
         return response === undefined ? undefined : JSON.stringify(response);
       },
-      { maxBytes: this.options.maxResponseBytes, held: this.options.heldAnswers },
+      {
+        maxBytes: this.options.maxResponseBytes,
+        held: this.options.heldAnswers,
+        client: { id: client, share: this.options.clientShare },
+      },
     );
     if (stop === 'too-large' || stop === 'busy') {
       const error = stop === 'busy' ? CometRpcError.answersBusy() : CometRpcError.responseTooLarge();
