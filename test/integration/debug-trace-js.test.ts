@@ -336,6 +336,29 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
     });
   });
 
+  it('answers eth_call and other traced calls while traced calls hold their tracers in `result`', async () => {
+    const SHA256_OF_01 = '0x4bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a';
+    const sha256Call = { to: '0x0000000000000000000000000000000000000002', data: '0x01' };
+    // More than the VMs simulated calls share: traced calls once held them all, and every eth_call waited.
+    const holding = Array.from({ length: 3 }, () =>
+      rpc(node.url, 'debug_traceCall', [
+        sha256Call,
+        'latest',
+        { tracer: '{ step() {}, fault() {}, result() { while (true) {} } }', timeout: '3s' },
+      ]),
+    );
+    await sleep(300);
+    // Answered at once, where they waited for the tracers' timeout before.
+    const started = performance.now();
+    expect((await rpc(node.url, 'eth_call', [sha256Call, 'latest'])).result).to.equal(SHA256_OF_01);
+    const traced = await rpc(node.url, 'debug_traceCall', [sha256Call, 'latest', { tracer: 'callTracer' }]);
+    expect(traced.result).to.include({ type: 'CALL', output: SHA256_OF_01 });
+    expect(performance.now() - started).to.be.below(1500);
+    for (const answer of await Promise.all(holding)) {
+      expect(answer.error).to.deep.equal({ code: -32000, message: 'execution timeout: the trace took longer than 3s' });
+    }
+  });
+
   it('terminates the thread of a script that does not stop at its timeout, and the node keeps serving', async () => {
     // QuickJS checks for interrupts every 10,000 calls or loop turns: each turn here takes about 100 ms.
     const STUBBORN = `{

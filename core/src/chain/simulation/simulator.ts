@@ -47,6 +47,12 @@ const REMEMBERED_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** VMs simulated calls share: two, so that one call waiting on storage does not hold up the rest. */
 const SIMULATION_VMS = 2;
+/**
+ * VMs traced calls share, apart from the calls': a trace holds its VM while its tracer runs (a JS
+ * tracer's `result` for up to the trace's timeout), and two traces held every `eth_call` waiting.
+ * As many as `max_concurrent_trace_calls` allows by default, so that traces do not wait for each other either.
+ */
+const TRACE_VMS = 10;
 /** How a run below the intrinsic gas fails (geth's `core.ErrIntrinsicGas`); the estimate retries it with more gas. */
 const INTRINSIC_GAS_TOO_LOW = 'intrinsic gas too low';
 /** How a run below the EIP-7623 calldata floor fails (geth's `core.ErrFloorDataGas`); retried likewise. */
@@ -121,10 +127,11 @@ function vmErrorOf(result: RunTxResult): string {
 /**
  * Simulates calls on the state after any block, as geth's `eth_call`, `eth_estimateGas` and
  * `eth_createAccessList` do: no signature or nonce checks, a gas cap, a time limit, and nothing
- * kept. Each call runs on a VM of its own from a small pool.
+ * kept. Each call runs on a VM of its own from a small pool; traced calls, from a pool of their own.
  */
 export class ChainSimulator implements Simulator {
-  readonly #pool: SimulationPool;
+  readonly #callVms: SimulationPool;
+  readonly #traceVms: SimulationPool;
   readonly #answers = new LRUCache<string, Uint8Array | bigint>({
     max: REMEMBERED_ANSWERS,
     maxSize: REMEMBERED_ANSWER_BYTES,
@@ -137,7 +144,8 @@ export class ChainSimulator implements Simulator {
     private readonly chain: Chain,
     private readonly settings: SimulatorSettings,
   ) {
-    this.#pool = new SimulationPool(chain, SIMULATION_VMS);
+    this.#callVms = new SimulationPool(chain, SIMULATION_VMS);
+    this.#traceVms = new SimulationPool(chain, TRACE_VMS);
     this.#txOptions = fastTxOptions(chain.common);
     this.#blockOptions = fastBlockOptions(chain.common);
   }
@@ -152,7 +160,7 @@ export class ChainSimulator implements Simulator {
     const parent = await this.#blockOf(ref, request);
     const cacheable = overrides === undefined && blockOverrides === undefined;
     return this.#remembered('call', parent, request, cacheable, () =>
-      this.#session(parent, overrides, blockOverrides, request, async (session) => {
+      this.#session(this.#callVms, parent, overrides, blockOverrides, request, async (session) => {
         const gas = this.#callGas(request);
         const { returnValue, error } = await this.#attempt(session, request, gas).catch((failure: unknown) => {
           throw failure instanceof PrecheckError ? callPrecheckError(failure.message, gas) : failure;
@@ -178,7 +186,7 @@ export class ChainSimulator implements Simulator {
     const parent = await this.#blockOf(ref, request);
     const cacheable = overrides === undefined && precedingCalls.length === 0;
     return this.#remembered('estimate', parent, request, cacheable, () =>
-      this.#session(parent, overrides, undefined, request, async (session) => {
+      this.#session(this.#callVms, parent, overrides, undefined, request, async (session) => {
         for (const preceding of precedingCalls) await session.run(preceding, this.#callGas(preceding), true);
         return this.#estimate(session, request).catch((failure: unknown) => {
           if (!(failure instanceof PrecheckError)) throw failure;
@@ -194,7 +202,8 @@ export class ChainSimulator implements Simulator {
    * order first touched and slots sorted, as reth and anvil write them (geth's order is its maps').
    */
   async createAccessList(request: CallRequest, ref: BlockRef): Promise<AccessListResult> {
-    return this.#session(await this.#blockOf(ref, request), undefined, undefined, request, async (session) => {
+    const parent = await this.#blockOf(ref, request);
+    return this.#session(this.#callVms, parent, undefined, undefined, request, async (session) => {
       const excluded = this.#accessListExclusions(session, request);
       let list: AccessListEntry[] = [...(request.accessList ?? [])];
       for (;;) {
@@ -228,7 +237,7 @@ export class ChainSimulator implements Simulator {
   ): Promise<TraceOutcome> {
     signal?.throwIfAborted();
     const parent = await this.#blockOf(ref, request);
-    const traced = this.#session(parent, overrides.state, overrides.block, request, async (session) => {
+    const traced = this.#session(this.#traceVms, parent, overrides.state, overrides.block, request, async (session) => {
       const { simulation, block } = session;
       const gasLimit = this.#callGas(request);
       simulation.nativeEffects.reset();
@@ -483,13 +492,14 @@ export class ChainSimulator implements Simulator {
    * everything afterwards. A VM whose run threw is not reused: its state may be mid-checkpoint.
    */
   async #session<T>(
+    pool: SimulationPool,
     parent: BlockRecord,
     overrides: StateOverrides | undefined,
     blockOverrides: BlockOverrides | undefined,
     request: CallRequest,
     work: (session: Session) => Promise<T>,
   ): Promise<T> {
-    const simulation = await this.#pool.acquire();
+    const simulation = await pool.acquire();
     let reusable = true;
     simulation.startClock(this.settings.evmTimeoutMs);
     try {
@@ -516,7 +526,7 @@ export class ChainSimulator implements Simulator {
       }
       throw error;
     } finally {
-      this.#pool.release(simulation, reusable);
+      pool.release(simulation, reusable);
     }
   }
 
