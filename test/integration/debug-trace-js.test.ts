@@ -412,6 +412,30 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
     expect((await resident()) - before).to.be.below(256 * 1024 * 1024);
   });
 
+  it("bounds the memory all tracers' sandboxes grow together: past it a trace gets -32005, and it comes back", async () => {
+    // 70 MiB touched, then held for a while: two such sandboxes fill most of what all may grow.
+    const HOLDER = `{
+      step() {}, fault() {},
+      result() {
+        const held = [];
+        for (let n = 0; n < 70; n++) { const bytes = new Uint8Array(1024 * 1024); bytes.fill(1); held.push(bytes); }
+        const until = Date.now() + 1500;
+        while (Date.now() < until) {}
+        return held.length;
+      }
+    }`;
+    const trace = () => rpc(node.url, 'debug_traceTransaction', [hashes.erc20, { tracer: HOLDER, timeout: '10s' }]);
+    const answers = await Promise.all(Array.from({ length: 4 }, trace));
+    const refused = { code: -32005, message: 'server busy: too much memory held by JS tracers' };
+    expect(answers.filter((answer) => answer.result === 70)).to.have.length.within(1, 2);
+    expect(answers.filter((answer) => answer.result !== 70).map((answer) => answer.error)).to.deep.equal(
+      Array(answers.filter((answer) => answer.result !== 70).length).fill(refused),
+    );
+    // Their threads gone, what they grew is free again.
+    await sleep(300);
+    expect((await trace()).result).to.equal(70);
+  });
+
   it('refuses JavaScript tracers on a node with trace_allow_js_tracers = false', async () => {
     const closed = await startTestNode({ config: { evm: { trace_allow_js_tracers: false } } });
     try {

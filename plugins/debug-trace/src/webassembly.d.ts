@@ -7,6 +7,8 @@ declare namespace WebAssembly {
   class Memory {
     constructor(descriptor: { initial: number; maximum?: number });
     readonly buffer: ArrayBuffer;
+    /** Grows the memory by `pages` of 64 KiB; the previous size in pages. Throws a RangeError past its maximum. */
+    grow(pages: number): number;
   }
   function compile(bytes: Uint8Array): Promise<Module>;
 }

@@ -20,6 +20,7 @@ import {
   type StepField,
 } from './js-sandbox-channel.js';
 import type { SandboxThreadData } from './js-sandbox-worker.js';
+import { SandboxGrowth } from './sandbox-growth.js';
 
 /** Threads kept for the next traces: enough for the usual few JS traces at a time. */
 const MAX_IDLE_THREADS = 4;
@@ -48,8 +49,11 @@ export interface SandboxOptions {
   /** Interrupts the script when aborted. */
   readonly signal: AbortSignal;
   readonly host: HostFunctions;
-  /** The error a call of `hook` fails with when the script throws (its error as text) or its thread stops. */
-  failure(text: string, hook: Hook): Error;
+  /**
+   * The error a call of `hook` fails with when the script throws (its error as text) or its thread
+   * stops; `memoryRefused` when its sandbox could not grow because the others held what was left.
+   */
+  failure(text: string, hook: Hook, memoryRefused: boolean): Error;
 }
 
 /** A JS tracer's context, alone in its sandbox thread until closed. */
@@ -79,15 +83,20 @@ class SandboxThread {
   private constructor(
     private readonly worker: Worker,
     readonly channel: Channel,
+    readonly growth: SandboxGrowth,
   ) {
     // A thread that ends (terminated, out of heap) wakes whoever waits on its answer.
-    worker.once('exit', () => this.stop());
+    worker.once('exit', () => {
+      this.stop();
+      growth.giveBack();
+    });
     worker.on('error', () => this.stop());
   }
 
   static async start(): Promise<SandboxThread> {
     const shared = newSharedChannel();
-    const data: SandboxThreadData = { channel: shared, wasmModule: await quickJsCode() };
+    const growth = new SandboxGrowth();
+    const data: SandboxThreadData = { channel: shared, wasmModule: await quickJsCode(), growth: growth.cells };
     const worker = new Worker(new URL('./js-sandbox-worker.js', import.meta.url), {
       workerData: data,
       resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
@@ -100,7 +109,7 @@ class SandboxThread {
       worker.once('exit', (code) => reject(new Error(`the JS tracer sandbox thread exited with code ${code}`)));
     });
     worker.removeAllListeners();
-    return new SandboxThread(worker, new Channel(shared));
+    return new SandboxThread(worker, new Channel(shared), growth);
   }
 
   get gone(): boolean {
@@ -155,6 +164,7 @@ class ThreadSandbox implements Sandbox {
   ) {
     this.#channel = thread.channel;
     this.#channel.reset();
+    thread.growth.startTrace();
     options.signal.addEventListener('abort', this.#abort, { once: true });
   }
 
@@ -173,7 +183,7 @@ class ThreadSandbox implements Sandbox {
 
   call(hook: Hook): undefined | Promise<undefined> {
     this.#hook = hook;
-    if (this.thread.gone) throw this.options.failure(THREAD_STOPPED, hook);
+    if (this.thread.gone) throw this.#failure(THREAD_STOPPED, hook);
     this.#channel.post(State.Command, HOOKS.indexOf(hook));
     return this.#serve(State.Command);
   }
@@ -236,7 +246,11 @@ class ThreadSandbox implements Sandbox {
 
   #end(state: number): undefined {
     if (state === State.Done) return undefined;
-    throw this.options.failure(state === State.Failed ? this.#channel.read() : THREAD_STOPPED, this.#hook);
+    throw this.#failure(state === State.Failed ? this.#channel.read() : THREAD_STOPPED, this.#hook);
+  }
+
+  #failure(text: string, hook: Hook): Error {
+    return this.options.failure(text, hook, this.thread.growth.refused);
   }
 
   /** Answers the host call posted; a promise when the host function is async. */

@@ -9,6 +9,7 @@ import {
 import {
   gethVmError,
   InvalidInputError,
+  LimitExceededError,
   RawJson,
   type EvmTracer,
   type NativeTransfer,
@@ -24,6 +25,8 @@ import type { TraceRun, TracerFactory, TransactionTracer } from './tracer.js';
 const LAST_EVM_PRECOMPILE = 0x11n;
 /** geth's bound on the zeros `memory.slice` adds past memory's end. */
 const MEMORY_PAD_LIMIT = 1024 * 1024;
+/** What a JS trace fails with when the other JS tracers' sandboxes held the memory it needed. */
+export const JS_TRACERS_MEMORY_BUSY = 'server busy: too much memory held by JS tracers';
 
 /** A frame as the tracer's `enter` and `log.contract` see it. */
 interface OpenFrame {
@@ -110,7 +113,7 @@ class JsTracer implements TransactionTracer {
       deadline: this.run.deadline,
       signal: this.run.signal,
       host: this.#hostFunctions(),
-      failure: (text, hook) => this.#failure(text, hook),
+      failure: (text, hook, memoryRefused) => this.#failure(text, hook, memoryRefused),
     });
     await this.#call('setup');
   }
@@ -168,9 +171,13 @@ class JsTracer implements TransactionTracer {
     return this.#sandbox!.call(hook);
   }
 
-  /** The error geth gives for a failing tracer, or the time limit's own error when it ran out. */
-  #failure(text: string, hook: Hook): Error {
+  /**
+   * The error geth gives for a failing tracer, the time limit's own error when it ran out, or
+   * -32005 when the other tracers held the memory this one needed (a retry may find it).
+   */
+  #failure(text: string, hook: Hook, memoryRefused: boolean): Error {
     if (this.run.signal.aborted || Date.now() >= this.run.deadline) return this.run.timeoutError();
+    if (memoryRefused) return new LimitExceededError(JS_TRACERS_MEMORY_BUSY);
     return new InvalidInputError(`${text}    in server-side tracer function '${hook}'`);
   }
 
