@@ -70,7 +70,7 @@ function yieldTheCores(): void {
     const threadId = Number(readlinkSync('/proc/thread-self').split('/').at(-1));
     setPriority(threadId, constants.priority.PRIORITY_LOW);
   } catch {
-    // Not Linux: nothing to do.
+    // Not Linux, or not allowed: the thread keeps the process's priority.
   }
 }
 
