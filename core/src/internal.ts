@@ -8,6 +8,7 @@ export { MethodRegistry } from './rpc/method-registry.js';
 export { RequestHooks } from './rpc/request-hooks.js';
 export { LEGACY_METHODS } from './rpc/legacy-method-names.js';
 export { RpcRequest } from './rpc/rpc-request.js';
+export { ClientTurns } from './rpc/client-turns.js';
 export { chooseEncoding, encodeResponse } from './transport/response-compression.js';
 export { isValidTarget } from './transport/http-server.js';
 export { decodeParams } from './rpc/decode-params.js';

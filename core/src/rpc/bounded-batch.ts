@@ -1,5 +1,5 @@
 import { clientShareOf } from './client-quota.js';
-import { EventLoopTurns } from './event-loop-turns.js';
+import { EventLoopTurns, type Turns } from './event-loop-turns.js';
 import { FairSlots } from './fair-slots.js';
 import { lengthOf } from './raw-json.js';
 import type { HeldAnswers } from '../transport/held-answers.js';
@@ -26,6 +26,11 @@ export interface BatchClient {
   readonly id: string;
   /** `[evm] max_client_share`: the share of {@link MAX_BATCHES_UNDER_WAY} the client may run at once. */
   readonly share: number;
+  /**
+   * The remote address the batch came from, by which the node's thread is shared out (`ClientTurns`):
+   * the batch's runs of calls take turns with the other work of other addresses. `id` when absent.
+   */
+  readonly address?: string;
 }
 
 /** The client of batches that name none: all of them together, with no share of their own. */
@@ -98,7 +103,8 @@ export async function runBoundedBatch<T extends Sized>(
   const left =
     options.timeoutMs === undefined ? options : { ...options, timeoutMs: Math.max(options.timeoutMs - waited, 1) };
   try {
-    return await runInSlot(count, call, left);
+    const threadClient = options.client === undefined ? undefined : (client.address ?? client.id);
+    return await runInSlot(count, call, left, new EventLoopTurns(undefined, threadClient));
   } finally {
     batchSlots.release(client.id);
   }
@@ -109,6 +115,7 @@ async function runInSlot<T extends Sized>(
   count: number,
   call: (index: number) => T | undefined | Promise<T | undefined>,
   { maxBytes, timeoutMs, concurrency = BATCH_CONCURRENCY, held }: BoundedBatchOptions,
+  turns: Turns,
 ): Promise<BoundedBatchRun<T>> {
   const answers = new Array<T | undefined>(count);
   const running = new Set<number>();
@@ -143,7 +150,6 @@ async function runInSlot<T extends Sized>(
   };
   // Calls answered at once, or through promises that settle without I/O, would otherwise run the
   // whole batch in one turn of the event loop: a thousand estimates held it for 175 ms.
-  const turns = new EventLoopTurns();
   for (;;) {
     while (next < count && next - counted < concurrency && stop === undefined) {
       const index = next++;

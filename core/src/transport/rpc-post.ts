@@ -4,7 +4,7 @@ import { UNFINISHED_REQUESTS_BUSY } from './unfinished-requests.js';
 import { INVALID_HOST, type HostCheck } from './virtual-hosts.js';
 import { ErrorCode } from '../errors/codes.js';
 import type { Dispatcher } from '../rpc/dispatcher.js';
-import { parseRequestJson } from '../rpc/request-json.js';
+import { readRequestJsonInTurn } from '../rpc/request-json.js';
 import { bodyLength, errorText, type ResponseBody } from '../rpc/response-text.js';
 import { RpcRequest } from '../rpc/rpc-request.js';
 
@@ -105,11 +105,11 @@ export class RpcPostService {
     // A socket already closed has no address; its answer goes nowhere anyway.
     const clientId = headers.remoteAddress ?? 'unknown';
     const request = new RpcRequest('http', requestId, undefined, clientId, headers.origin);
-    // Invalid UTF-8 becomes U+FFFD, as in geth's decoder.
-    const raw = bytes.toString('utf8');
-    parseRequestJson(raw).then(
-      (body) => this.#dispatch(body, raw, headers, request, sink),
-      (error: unknown) => this.#encode(200, this.options.unreadable(error), headers, undefined, sink),
+    readRequestJsonInTurn(
+      bytes,
+      clientId,
+      (body, raw) => this.#dispatch(body, raw, headers, request, sink),
+      (error) => this.#encode(200, this.options.unreadable(error), headers, undefined, sink),
     );
     return request;
   }

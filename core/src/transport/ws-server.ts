@@ -14,7 +14,7 @@ import type { KeyRing } from '../keys/key-ring.js';
 import { CoreTokens } from '../node/core-tokens.js';
 import { InternalTokens } from '../node/internal-tokens.js';
 import { Dispatcher } from '../rpc/dispatcher.js';
-import { parseRequestJson } from '../rpc/request-json.js';
+import { readRequestJsonInTurn } from '../rpc/request-json.js';
 import { RpcRequest } from '../rpc/rpc-request.js';
 
 const UPGRADE_REQUIRED = STATUS_CODES[426]!;
@@ -63,7 +63,8 @@ export class WsTransport {
     });
     server.on('connection', (socket, req) => {
       this.unfinished.guardWs(socket, req.socket);
-      this.#accept(socket, req.headers.origin);
+      // A socket already closed has no address; its answers go nowhere anyway.
+      this.#accept(socket, req.socket.remoteAddress ?? 'unknown', req.headers.origin);
     });
     this.#http = http;
     this.#server = server;
@@ -89,14 +90,14 @@ export class WsTransport {
     await closed;
   }
 
-  /** `origin` is the upgrade request's: every message of the connection comes from that page. */
-  #accept(socket: WebSocket, origin: string | undefined): void {
+  /** `address` and `origin` are the upgrade request's: every message of the connection comes from that peer and page. */
+  #accept(socket: WebSocket, address: string, origin: string | undefined): void {
     const connection = new WsConnection(`ws-${++this.#nextConnectionId}`, socket, this.heldAnswers);
     const running = new Set<RpcRequest>();
     let inFlight = 0;
     socket.on('message', (data) => {
       if (++inFlight === MAX_IN_FLIGHT_PER_CONNECTION) socket.pause();
-      void this.#serve(connection, origin, data, running).finally(() => {
+      void this.#serve(connection, address, origin, data, running).finally(() => {
         if (inFlight-- === MAX_IN_FLIGHT_PER_CONNECTION) socket.resume();
       });
     });
@@ -108,25 +109,38 @@ export class WsTransport {
     });
   }
 
-  /** Answers one message; its request is in `running` while its calls run. */
-  async #serve(
+  /** Answers one message; its request is in `running` while its calls run. Resolves once answered. */
+  #serve(
     connection: WsConnection,
+    address: string,
     origin: string | undefined,
     data: RawData,
     running: Set<RpcRequest>,
   ): Promise<void> {
-    const text = Array.isArray(data)
-      ? Buffer.concat(data).toString('utf8')
-      : Buffer.from(data as ArrayBuffer).toString('utf8');
-    let body: unknown;
-    try {
-      body = await parseRequestJson(text);
-    } catch (error) {
-      connection.send(Dispatcher.unreadable(error));
-      return;
-    }
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    return new Promise((answered) => {
+      readRequestJsonInTurn(
+        bytes,
+        address,
+        (body, text) => answered(this.#dispatch(connection, address, origin, body, text, running)),
+        (error) => {
+          connection.send(Dispatcher.unreadable(error));
+          answered();
+        },
+      );
+    });
+  }
+
+  async #dispatch(
+    connection: WsConnection,
+    address: string,
+    origin: string | undefined,
+    body: unknown,
+    text: string,
+    running: Set<RpcRequest>,
+  ): Promise<void> {
     const requestId = `${connection.id}-${++this.#nextMessageId}`;
-    const request = new RpcRequest('ws', requestId, connection, connection.id, origin);
+    const request = new RpcRequest('ws', requestId, connection, connection.id, origin, address);
     running.add(request);
     try {
       const answer = await this.dispatcher.dispatch(body, text, request);
