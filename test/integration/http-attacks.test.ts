@@ -1,9 +1,11 @@
 import { once } from 'node:events';
 import { createServer as createNetServer, type AddressInfo, type Server } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { expect } from 'chai';
 import WebSocket from 'ws';
 import { ConnectionLimits } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
+import type { FloodOptions } from '../support/flood-worker.js';
 import { fixturePlugin } from '../support/plugins/paths.js';
 import { call, parseResponses, post, RawClient } from '../support/raw-http.js';
 import { rpc } from '../support/rpc-client.js';
@@ -272,6 +274,58 @@ describe('HTTP batches shared out by client', () => {
       await node.stop();
     }
   });
+});
+
+describe("The node's thread shared by client", () => {
+  const CONNECTIONS = 100;
+  /** 1,000 eth_getBalance: a few milliseconds of the node's thread each. */
+  const BATCH = `[${Array.from({ length: 1000 }, (_, index) =>
+    call('eth_getBalance', [`0x${(index + 1).toString(16).padStart(40, '0')}`, 'latest'], index),
+  ).join(',')}]`;
+
+  for (const transport of ['http', 'ws'] as const) {
+    it(`answers another address within tens of milliseconds while one address sends batches on ${CONNECTIONS} ${transport} connections`, async function () {
+      this.timeout(60_000);
+      // A share of 1: one client may run all 32 batch slots, so that only the thread's turns are shared.
+      const node = await startTestNode({ plugins: ['eth-query'], config: { evm: { max_client_share: 1 } } });
+      const flood = new Worker(new URL('../support/flood-worker.js', import.meta.url), {
+        workerData: {
+          transport,
+          url: transport === 'http' ? node.url : node.wsUrl,
+          localAddress: '127.0.0.2',
+          connections: CONNECTIONS,
+          body: BATCH,
+        } satisfies FloodOptions,
+      });
+      const floodFailed = new Promise<never>((_, reject) => flood.once('error', reject));
+      try {
+        await Promise.race([new Promise((resolve) => setTimeout(resolve, 1500)), floodFailed]);
+        const tookMs: number[] = [];
+        for (let probe = 0; probe < 20; probe++) {
+          const client = await RawClient.open(node.url, '127.0.0.1');
+          const sentAt = performance.now();
+          client.write(post(call('eth_chainId')));
+          const [answer] = await Promise.race([client.responses(1, 10_000), floodFailed]);
+          tookMs.push(performance.now() - sentAt);
+          client.destroy();
+          expect(JSON.parse(answer!.body)).to.deep.equal({ jsonrpc: '2.0', id: 1, result: CHAIN_ID });
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        flood.postMessage('stop');
+        const [floodAnswers] = (await once(flood, 'message')) as [number];
+        // The flood was served all along: each of its connections had a batch under way at every probe.
+        expect(floodAnswers).to.be.at.least(CONNECTIONS);
+        tookMs.sort((a, b) => a - b);
+        // Taking a turn of the thread in every iteration, each connection's batch kept a probe
+        // waiting behind all of them: 0.4-0.5 s for half the probes, seconds at worst.
+        expect(tookMs[10], `probes took ${tookMs.map((ms) => ms.toFixed(0)).join(', ')} ms`).to.be.below(100);
+        expect(tookMs[19], `probes took ${tookMs.map((ms) => ms.toFixed(0)).join(', ')} ms`).to.be.below(300);
+      } finally {
+        await flood.terminate();
+        await node.stop();
+      }
+    });
+  }
 });
 
 describe('HTTP connection caps', () => {
