@@ -41,6 +41,7 @@ export { MAX_JSON_VALUES, MAX_NESTING_DEPTH, parseRequestJson, RequestJsonBusyEr
 export { FailFastLimiter } from './rpc/fail-fast-limiter.js';
 export { EventLoopTurns } from './rpc/event-loop-turns.js';
 export { ConnectionLimits } from './transport/connection-limits.js';
+export { clientOf } from './transport/peer-address.js';
 export type { ConnectionLimitOptions } from './transport/connection-limits.js';
 export { FRESH_ANSWER_MS, HELD_ANSWERS_BUSY, HeldAnswers } from './transport/held-answers.js';
 export { UNFINISHED_REQUESTS_BUSY, UnfinishedRequests } from './transport/unfinished-requests.js';

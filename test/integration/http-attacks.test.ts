@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { createServer as createNetServer, type AddressInfo, type Server } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { expect } from 'chai';
 import WebSocket from 'ws';
@@ -423,6 +424,53 @@ describe('HTTP connection caps', () => {
     } finally {
       await node.stop();
     }
+  });
+
+  describe('an IPv6 host, counted by its /64', () => {
+    /** Addresses `.ci/run` puts on the loopback interface: three of one /64, one of the next. */
+    const SAME_NETWORK = ['fd00:e7::a', 'fd00:e7::b', 'fd00:e7::c'];
+    const OTHER_NETWORK = 'fd00:e7:0:1::a';
+    let node: TestNode;
+    let url: string;
+
+    before(async function () {
+      const local = new Set(Object.values(networkInterfaces()).flatMap((nics) => nics!.map((nic) => nic.address)));
+      // Like the balancer tests' nginx: without the addresses (CI adds them, as root) there is no host to be.
+      if (![...SAME_NETWORK, OTHER_NETWORK].every((address) => local.has(address))) this.skip();
+      node = await startTestNode({
+        plugins: ['eth-query', 'filters'],
+        config: { evm: { listen_address: '::', max_connections_per_ip: 2, max_filters: 4, max_client_share: 0.25 } },
+      });
+      url = node.url.replace('127.0.0.1', '[::1]');
+    });
+    after(() => node?.stop());
+
+    it('closes a connection from a third address of a /64 holding max_connections_per_ip, not from the next /64', async () => {
+      const open = async (localAddress: string) => {
+        const client = await RawClient.open(url, localAddress);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return client;
+      };
+      const clients = [];
+      for (const address of [...SAME_NETWORK, OTHER_NETWORK]) clients.push(await open(address));
+      expect(clients.map((client) => client.closed)).to.deep.equal([false, false, true, false]);
+      for (const client of clients) client.destroy();
+      await Promise.all(clients.map((client) => client.ended));
+    });
+
+    it("gives a /64 one client's share of the filters, whichever address asks", async () => {
+      const newFilterFrom = async (localAddress: string) => {
+        const client = await RawClient.open(url, localAddress);
+        client.write(post(call('eth_newBlockFilter')));
+        const [answer] = await client.responses(1);
+        client.destroy();
+        return JSON.parse(answer!.body) as { result?: string; error?: { code: number } };
+      };
+      // max_filters 4 at a share of 0.25: one filter a client.
+      expect((await newFilterFrom(SAME_NETWORK[0]!)).result).to.match(/^0x[0-9a-f]+$/);
+      expect((await newFilterFrom(SAME_NETWORK[1]!)).error?.code).to.equal(-32005);
+      expect((await newFilterFrom(OTHER_NETWORK)).result).to.match(/^0x[0-9a-f]+$/);
+    });
   });
 
   describe('ConnectionLimits', () => {

@@ -44,7 +44,9 @@ export class RawClient {
   static open(url: string, localAddress?: string): Promise<RawClient> {
     const { hostname, port } = new URL(url);
     return new Promise((resolve, reject) => {
-      const socket = connect({ port: Number(port), host: hostname, ...(localAddress && { localAddress }) }, () =>
+      // An IPv6 URL's hostname keeps its brackets.
+      const host = hostname.replace(/^\[(.*)\]$/, '$1');
+      const socket = connect({ port: Number(port), host, ...(localAddress && { localAddress }) }, () =>
         resolve(new RawClient(socket)),
       );
       socket.once('error', reject);

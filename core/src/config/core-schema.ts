@@ -233,7 +233,8 @@ export const coreSchema = {
     max_client_share: {
       doc:
         'Share (0 to 1) of max_filters, max_concurrent_simulation_calls, max_concurrent_trace_calls and the 32 ' +
-        'batches under way that one client (a remote address over HTTP, a connection over WebSocket) may hold, ' +
+        'batches under way that one client (over HTTP an IPv4 address or an IPv6 /64, over WebSocket a connection) ' +
+        'may hold, ' +
         'rounded up.',
       format: 'fraction',
       default: 0.25,
@@ -244,7 +245,9 @@ export const coreSchema = {
       default: 10_000,
     },
     max_connections_per_ip: {
-      doc: 'Most connections each port holds open at once from one remote address; more are closed as they arrive.',
+      doc:
+        'Most connections each port holds open at once from one client (an IPv4 address, or an IPv6 /64); more are ' +
+        'closed as they arrive.',
       format: 'nat',
       default: 1000,
     },

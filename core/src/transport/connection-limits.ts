@@ -1,5 +1,5 @@
 import type { Server, Socket } from 'node:net';
-import { peerAddress } from './peer-address.js';
+import { clientOf } from './peer-address.js';
 
 /**
  * Requests (HTTP) or messages (WebSocket) one connection may have in flight before it stops being
@@ -11,13 +11,13 @@ export const MAX_IN_FLIGHT_PER_CONNECTION = 64;
 export interface ConnectionLimitOptions {
   /** Most connections open at once, from every client together. */
   readonly maxOpen: number;
-  /** Most connections open at once from one remote address. */
+  /** Most connections open at once from one client: an IPv4 address, or an IPv6 /64 ({@link clientOf}). */
   readonly maxPerAddress: number;
 }
 
 /**
  * Caps the open connections of a server (node:http, ws, or any `net` server), in all and per
- * remote address: a connection over either cap is destroyed as soon as it is accepted, before a
+ * client (an IPv4 address, or an IPv6 /64): a connection over either cap is destroyed as soon as it is accepted, before a
  * byte of it is read, so that no client can hold every file descriptor of the process.
  *
  * @example
@@ -38,7 +38,7 @@ export class ConnectionLimits {
 
   /** Counts `socket` until it closes, or destroys it when a cap is reached; returns whether it was admitted. */
   admit(socket: Socket): boolean {
-    const address = peerAddress(socket.remoteAddress);
+    const address = clientOf(socket.remoteAddress);
     const fromAddress = this.#perAddress.get(address) ?? 0;
     if (this.#open >= this.options.maxOpen || fromAddress >= this.options.maxPerAddress) {
       socket.destroy();

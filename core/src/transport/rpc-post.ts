@@ -1,5 +1,6 @@
 import { allowedOrigin } from './cors-policy.js';
 import { encodeResponse, type EncodedBody } from './response-compression.js';
+import { clientOf } from './peer-address.js';
 import { UNFINISHED_REQUESTS_BUSY } from './unfinished-requests.js';
 import { INVALID_HOST, type HostCheck } from './virtual-hosts.js';
 import { ErrorCode } from '../errors/codes.js';
@@ -102,8 +103,7 @@ export class RpcPostService {
    */
   answer(bytes: Buffer, headers: PostHeaders, sink: AnswerSink): RpcRequest {
     const requestId = headers.requestId ?? String(++this.#nextRequestId);
-    // A socket already closed has no address; its answer goes nowhere anyway.
-    const clientId = headers.remoteAddress ?? 'unknown';
+    const clientId = clientOf(headers.remoteAddress);
     const request = new RpcRequest('http', requestId, undefined, clientId, headers.origin);
     readRequestJsonInTurn(
       bytes,

@@ -5,6 +5,7 @@ import { inject, injectable } from '../di/decorators.js';
 import { WebSocketServer, type RawData, type VerifyClientCallbackAsync, type WebSocket } from 'ws';
 import { MAX_IN_FLIGHT_PER_CONNECTION } from './connection-limits.js';
 import { CLIENT_GONE, httpServerOptions, limitConnections } from './http-server.js';
+import { clientOf } from './peer-address.js';
 import type { HeldAnswers } from './held-answers.js';
 import type { UnfinishedRequests } from './unfinished-requests.js';
 import { WsConnection } from './ws-connection.js';
@@ -63,8 +64,7 @@ export class WsTransport {
     });
     server.on('connection', (socket, req) => {
       this.unfinished.guardWs(socket, req.socket);
-      // A socket already closed has no address; its answers go nowhere anyway.
-      this.#accept(socket, req.socket.remoteAddress ?? 'unknown', req.headers.origin);
+      this.#accept(socket, clientOf(req.socket.remoteAddress), req.headers.origin);
     });
     this.#http = http;
     this.#server = server;

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import {
+  clientOf,
   ConnectionLimits,
   parseRequestJson,
   runBoundedBatch,
@@ -216,8 +217,8 @@ export class GatewayServer {
         const detail = `batch request exceeds maximum (${maxBatchSize}) allowed number of requests`;
         return send(res, 200, errorResponse(null, CometRpcError.invalidRequest(detail)));
       }
-      // Known by its address, as on the EVM HTTP port: a client's batches share one share.
-      return sendText(res, 200, await this.#answerBatch(body, req.socket.remoteAddress ?? 'unknown'));
+      // Known as on the EVM HTTP port: a client's batches share one share.
+      return sendText(res, 200, await this.#answerBatch(body, clientOf(req.socket.remoteAddress)));
     }
     return send(res, 200, await this.#answer(body));
   }
