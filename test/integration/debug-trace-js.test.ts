@@ -419,18 +419,23 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
       result() {
         const held = [];
         for (let n = 0; n < 70; n++) { const bytes = new Uint8Array(1024 * 1024); bytes.fill(1); held.push(bytes); }
-        const until = Date.now() + 1500;
+        const until = Date.now() + 3000;
         while (Date.now() < until) {}
         return held.length;
       }
     }`;
     const trace = () => rpc(node.url, 'debug_traceTransaction', [hashes.erc20, { tracer: HOLDER, timeout: '10s' }]);
-    const answers = await Promise.all(Array.from({ length: 4 }, trace));
+    // One holds its 70 MiB before three more start: sandboxes growing at once can each take a part
+    // of what is left and all be refused, so only the first one's success is certain.
+    const first = trace();
+    await sleep(1000);
+    const others = await Promise.all(Array.from({ length: 3 }, trace));
+    expect((await first).result).to.equal(70);
     const refused = { code: -32005, message: 'server busy: too much memory held by JS tracers' };
-    expect(answers.filter((answer) => answer.result === 70)).to.have.length.within(1, 2);
-    expect(answers.filter((answer) => answer.result !== 70).map((answer) => answer.error)).to.deep.equal(
-      Array(answers.filter((answer) => answer.result !== 70).length).fill(refused),
-    );
+    const refusals = others.filter((answer) => answer.result !== 70).map((answer) => answer.error);
+    // What the first left is room for one more at most.
+    expect(refusals).to.have.length.of.at.least(2);
+    expect(refusals).to.deep.equal(Array(refusals.length).fill(refused));
     // Their threads gone, what they grew is free again.
     await sleep(300);
     expect((await trace()).result).to.equal(70);
