@@ -24,6 +24,7 @@ import {
   waitForReceipt,
 } from '../support/chain-kit.js';
 import { expectValidResult } from '../support/openrpc.js';
+import { WsClient } from '../support/ws-client.js';
 import { post, rpc, rpcFrom } from '../support/rpc-client.js';
 import { compileContract } from '../support/solidity.js';
 
@@ -924,6 +925,33 @@ describe('eth_getLogs and polled filters', () => {
         expect(await uninstall(url, mine[0]!)).to.equal(true);
         expect(await newFilter(url, { address: NOBODY })).to.not.be.oneOf(mine);
         expect(await filterChanges(url, other[0].result as string)).to.deep.equal([]);
+      });
+
+      it("counts a client's WebSocket connections, and its HTTP requests, against one share", async () => {
+        let nextId = 1;
+        const newFilterOver = async (client: WsClient) => {
+          const id = nextId++;
+          return client.request(JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_newBlockFilter', params: [] }), id);
+        };
+        const share = { code: -32005, message: 'filter limit reached: at most 2 filters per client can be installed' };
+        const clients = await Promise.all([1, 2, 3].map(() => WsClient.connect(node.wsUrl, {}, '127.0.0.3')));
+        const sameAsHttp = await WsClient.connect(node.wsUrl, {}, '127.0.0.4');
+        try {
+          const answers = [];
+          for (const client of clients) answers.push(await newFilterOver(client));
+          expect(answers[0].result).to.match(FILTER_ID);
+          expect(answers[1].result).to.match(FILTER_ID);
+          expect(answers[2].error).to.deep.equal(share);
+          // Room on the node (max_filters 8) for the next client's share.
+          for (const answer of answers.slice(0, 2))
+            expect(await uninstall(node.url, answer.result as string)).to.equal(true);
+          for (let filter = 0; filter < 2; filter++) {
+            expect((await rpcFrom('127.0.0.4', node.url, 'eth_newBlockFilter', [])).result).to.match(FILTER_ID);
+          }
+          expect((await newFilterOver(sameAsHttp)).error).to.deep.equal(share);
+        } finally {
+          for (const client of [...clients, sameAsHttp]) client.close();
+        }
       });
     });
 

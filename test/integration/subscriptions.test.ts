@@ -955,3 +955,49 @@ describe('eth_subscribe: the logs caps, per connection and per node', function (
     }
   });
 });
+
+describe("eth_subscribe: one client's share, over all its connections", function () {
+  this.timeout(60_000);
+  let node: TestNode;
+  before(async () => {
+    node = await startTestNode({
+      config: {
+        consensus: { block_time: 50 },
+        // A share of 0.25 of caps of 8: two of each kind a client, whatever its connections.
+        evm: { max_subscriptions_new_head: 8, max_subscriptions_logs: 8, max_client_share: 0.25 },
+      },
+    });
+  });
+  after(() => node.stop());
+
+  it("refuses a client's third newHeads subscription on a third connection, while another address subscribes", async () => {
+    const [first, second, third] = await Promise.all([1, 2, 3].map(() => WsClient.connect(node.wsUrl)));
+    const other = await WsClient.connect(node.wsUrl, {}, '127.0.0.2');
+    const refusal = async (client: WsClient, params: unknown[]) =>
+      (await ask(client, 'eth_subscribe', params)).answer.error;
+    const capReached = { code: -32005, message: 'no new subscription can be created' };
+    try {
+      const firstHeads = await subscribe(first!, ['newHeads']);
+      await subscribe(second!, ['newHeads']);
+      expect(await refusal(third!, ['newHeads'])).to.deep.equal(capReached);
+      // Each kind is shared out on its own, and another address is another client.
+      await subscribe(third!, ['logs']);
+      await subscribe(other, ['newHeads']);
+      await subscribe(other, ['newHeads']);
+      expect(await refusal(other, ['newHeads'])).to.deep.equal(capReached);
+
+      // Ending a subscription, by unsubscribing or by closing its connection, gives the share back.
+      expect((await ask(first!, 'eth_unsubscribe', [firstHeads])).answer.result).to.equal(true);
+      await subscribe(third!, ['newHeads']);
+      expect(await refusal(first!, ['newHeads'])).to.deep.equal(capReached);
+      second!.close();
+      await second!.closed;
+      await until(
+        async () => (await ask(first!, 'eth_subscribe', ['newHeads'])).answer.result !== undefined,
+        'a share',
+      );
+    } finally {
+      for (const client of [first, second, third, other]) client!.close();
+    }
+  });
+});

@@ -28,8 +28,9 @@ export class WsClient {
     });
   }
 
-  static async connect(url: string, headers: Record<string, string> = {}): Promise<WsClient> {
-    const socket = new WebSocket(url, { headers });
+  /** Connects to `url`, from `localAddress` when given (another loopback address is another client). */
+  static async connect(url: string, headers: Record<string, string> = {}, localAddress?: string): Promise<WsClient> {
+    const socket = new WebSocket(url, { headers, ...(localAddress && { localAddress }) });
     await new Promise((resolve, reject) => {
       socket.once('open', resolve);
       socket.once('error', reject);

@@ -232,10 +232,9 @@ export const coreSchema = {
     },
     max_client_share: {
       doc:
-        'Share (0 to 1) of max_filters, max_concurrent_simulation_calls, max_concurrent_trace_calls and the 32 ' +
-        'batches under way that one client (over HTTP an IPv4 address or an IPv6 /64, over WebSocket a connection) ' +
-        'may hold, ' +
-        'rounded up.',
+        'Share (0 to 1) of max_filters, max_concurrent_simulation_calls, max_concurrent_trace_calls, ' +
+        'max_subscriptions_new_head, max_subscriptions_logs and the 32 batches under way that one client (an IPv4 ' +
+        'address or an IPv6 /64, over all its HTTP and WebSocket connections) may hold, rounded up.',
       format: 'fraction',
       default: 0.25,
     },

@@ -145,7 +145,7 @@ export class Dispatcher {
         maxBytes: this.#responseMaxBytes,
         timeoutMs: this.#timeoutMs,
         held: this.heldAnswers,
-        client: { id: request.clientId, share: this.#clientShare, address: request.address },
+        client: { id: request.clientId, share: this.#clientShare },
       },
     );
     const { answers } = run;

@@ -29,8 +29,9 @@ export interface RequestContext {
   /** Correlates log lines of one HTTP request or WebSocket message. */
   readonly requestId: string;
   /**
-   * Who is asking, for per-client shares of the node's resources: the remote address over HTTP,
-   * the connection id over WebSocket.
+   * Who is asking, for per-client shares of the node's resources: the peer's address, an IPv6
+   * one by its /64 (`clientOf`), over HTTP and WebSocket alike, so that a client's connections
+   * share one share.
    */
   readonly clientId: string;
   /** The WebSocket connection, or undefined over HTTP. */

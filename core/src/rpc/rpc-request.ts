@@ -14,8 +14,6 @@ export class RpcRequest implements RequestContext {
     readonly connection: Connection | undefined,
     readonly clientId: string,
     readonly origin: string | undefined = undefined,
-    /** The peer's address, by which the node's thread is shared out (`ClientTurns`): over WebSocket, `clientId` is the connection. */
-    readonly address: string = clientId,
   ) {}
 
   get signal(): AbortSignal {

@@ -90,14 +90,17 @@ export class WsTransport {
     await closed;
   }
 
-  /** `address` and `origin` are the upgrade request's: every message of the connection comes from that peer and page. */
-  #accept(socket: WebSocket, address: string, origin: string | undefined): void {
+  /**
+   * `client` (`clientOf` the peer's address) and `origin` are the upgrade request's: every message
+   * of the connection comes from that client and page. A client's connections share its shares.
+   */
+  #accept(socket: WebSocket, client: string, origin: string | undefined): void {
     const connection = new WsConnection(`ws-${++this.#nextConnectionId}`, socket, this.heldAnswers);
     const running = new Set<RpcRequest>();
     let inFlight = 0;
     socket.on('message', (data) => {
       if (++inFlight === MAX_IN_FLIGHT_PER_CONNECTION) socket.pause();
-      void this.#serve(connection, address, origin, data, running).finally(() => {
+      void this.#serve(connection, client, origin, data, running).finally(() => {
         if (inFlight-- === MAX_IN_FLIGHT_PER_CONNECTION) socket.resume();
       });
     });
@@ -112,7 +115,7 @@ export class WsTransport {
   /** Answers one message; its request is in `running` while its calls run. Resolves once answered. */
   #serve(
     connection: WsConnection,
-    address: string,
+    client: string,
     origin: string | undefined,
     data: RawData,
     running: Set<RpcRequest>,
@@ -121,8 +124,8 @@ export class WsTransport {
     return new Promise((answered) => {
       readRequestJsonInTurn(
         bytes,
-        address,
-        (body, text) => answered(this.#dispatch(connection, address, origin, body, text, running)),
+        client,
+        (body, text) => answered(this.#dispatch(connection, client, origin, body, text, running)),
         (error) => {
           connection.send(Dispatcher.unreadable(error));
           answered();
@@ -133,14 +136,14 @@ export class WsTransport {
 
   async #dispatch(
     connection: WsConnection,
-    address: string,
+    client: string,
     origin: string | undefined,
     body: unknown,
     text: string,
     running: Set<RpcRequest>,
   ): Promise<void> {
     const requestId = `${connection.id}-${++this.#nextMessageId}`;
-    const request = new RpcRequest('ws', requestId, connection, connection.id, origin, address);
+    const request = new RpcRequest('ws', requestId, connection, client, origin);
     running.add(request);
     try {
       const answer = await this.dispatcher.dispatch(body, text, request);

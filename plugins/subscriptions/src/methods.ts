@@ -26,9 +26,9 @@ export function subscriptionMethods(hub: SubscriptionHub) {
       handler: ([kind, criteria], request) => {
         switch (kind) {
           case 'newHeads':
-            return hub.subscribeNewHeads(connectionOf(request));
+            return hub.subscribeNewHeads(connectionOf(request), request.clientId);
           case 'logs':
-            return hub.subscribeLogs(connectionOf(request), criteria ?? { topics: [] });
+            return hub.subscribeLogs(connectionOf(request), request.clientId, criteria ?? { topics: [] });
           default:
             throw new MethodNotFoundError(`no "${kind}" subscription in eth namespace`);
         }

@@ -9,6 +9,7 @@ const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
     maxNewHeads: evm.max_subscriptions_new_head,
     maxLogs: evm.max_subscriptions_logs,
     maxPerConnection: evm.max_subscriptions_per_connection,
+    clientShare: evm.max_client_share,
   });
   rpc.register(subscriptionMethods(hub));
   return {

@@ -1,4 +1,5 @@
 import {
+  ClientQuota,
   defineConnectionState,
   formatHeader,
   formatLog,
@@ -15,6 +16,8 @@ import {
 interface Subscription {
   readonly id: string;
   readonly connection: Connection;
+  /** The client whose share it takes (`RequestContext.clientId`). */
+  readonly clientId: string;
   /** Logs subscriptions match with this; newHeads ones have none. */
   readonly logs?: LogMatcher;
 }
@@ -26,6 +29,30 @@ export interface SubscriptionLimits {
   readonly maxLogs: number;
   /** Most subscriptions of either kind one connection holds (`max_subscriptions_per_connection`). */
   readonly maxPerConnection: number;
+  /** Share of each kind's cap one client may hold, over all its connections (`max_client_share`). */
+  readonly clientShare: number;
+}
+
+/** The subscriptions of one kind, their cap on the node, and what each client holds of it. */
+class SubscriptionKind {
+  readonly byId = new Map<string, Subscription>();
+  readonly perClient: ClientQuota;
+
+  constructor(
+    readonly most: number,
+    clientShare: number,
+  ) {
+    this.perClient = new ClientQuota(most, clientShare);
+  }
+
+  /** Ends `id` if it is of this kind, giving its client's share back; whether it was. */
+  end(id: string): boolean {
+    const subscription = this.byId.get(id);
+    if (subscription === undefined) return false;
+    this.byId.delete(id);
+    this.perClient.release(subscription.clientId);
+    return true;
+  }
 }
 
 /**
@@ -44,14 +71,17 @@ const CAP_REACHED = 'no new subscription can be created';
  * disconnected by the transport.
  */
 export class SubscriptionHub {
-  readonly #newHeads = new Map<string, Subscription>();
-  readonly #logs = new Map<string, Subscription>();
+  readonly #newHeads: SubscriptionKind;
+  readonly #logs: SubscriptionKind;
   #stopListening: (() => void) | undefined;
 
   constructor(
     private readonly chain: ChainReader,
     private readonly limits: SubscriptionLimits,
-  ) {}
+  ) {
+    this.#newHeads = new SubscriptionKind(limits.maxNewHeads, limits.clientShare);
+    this.#logs = new SubscriptionKind(limits.maxLogs, limits.clientShare);
+  }
 
   start(): void {
     this.#stopListening = this.chain.onBlock((committed) => this.#publish(committed));
@@ -59,66 +89,60 @@ export class SubscriptionHub {
 
   stop(): void {
     this.#stopListening?.();
-    this.#newHeads.clear();
-    this.#logs.clear();
+    this.#newHeads.byId.clear();
+    this.#logs.byId.clear();
   }
 
-  subscribeNewHeads(connection: Connection): string {
-    this.#checkCaps(this.#newHeads, this.limits.maxNewHeads, connection);
-    return this.#add(this.#newHeads, { id: newRpcId(), connection });
+  subscribeNewHeads(connection: Connection, clientId: string): string {
+    return this.#add(this.#newHeads, connection, clientId);
   }
 
-  subscribeLogs(connection: Connection, match: LogMatch): string {
-    this.#checkCaps(this.#logs, this.limits.maxLogs, connection);
-    return this.#add(this.#logs, { id: newRpcId(), connection, logs: new LogMatcher(match) });
+  subscribeLogs(connection: Connection, clientId: string, match: LogMatch): string {
+    return this.#add(this.#logs, connection, clientId, match);
   }
 
   /** Ends a subscription of `connection`; another connection's or an unknown one is -32000. */
   unsubscribe(connection: Connection, id: string): boolean {
-    for (const subscriptions of [this.#newHeads, this.#logs]) {
-      if (subscriptions.get(id)?.connection === connection) {
-        subscriptions.delete(id);
-        connection.state(HELD).ids.delete(id);
-        return true;
-      }
-    }
-    throw new InvalidInputError('subscription not found');
+    const held = connection.state(HELD);
+    if (!held.ids.has(id)) throw new InvalidInputError('subscription not found');
+    held.ids.delete(id);
+    return this.#newHeads.end(id) || this.#logs.end(id);
   }
 
-  /** -32005 when the node holds `most` subscriptions of this kind or the connection its share. */
-  #checkCaps(subscriptions: Map<string, Subscription>, most: number, connection: Connection): void {
-    if (subscriptions.size >= most || connection.state(HELD).ids.size >= this.limits.maxPerConnection) {
+  /**
+   * A new subscription of `kind` (of logs when `match` is given), or -32005 when the node holds its
+   * cap of that kind, the connection its cap, or the client its share of the kind (over all its
+   * connections).
+   */
+  #add(kind: SubscriptionKind, connection: Connection, clientId: string, match?: LogMatch): string {
+    const held = connection.state(HELD);
+    if (kind.byId.size >= kind.most || held.ids.size >= this.limits.maxPerConnection) {
       throw new LimitExceededError(CAP_REACHED);
     }
-  }
-
-  #add(subscriptions: Map<string, Subscription>, subscription: Subscription): string {
-    const { connection, id } = subscription;
-    subscriptions.set(id, subscription);
-    const held = connection.state(HELD);
+    const id = newRpcId();
+    const logs = match === undefined ? undefined : new LogMatcher(match);
+    if (!kind.perClient.tryAcquire(clientId)) throw new LimitExceededError(CAP_REACHED);
+    kind.byId.set(id, { id, connection, clientId, ...(logs && { logs }) });
     held.ids.add(id);
     if (!held.watched) {
       held.watched = true;
       connection.onClose(() => {
-        for (const heldId of held.ids) {
-          this.#newHeads.delete(heldId);
-          this.#logs.delete(heldId);
-        }
+        for (const heldId of held.ids) if (!this.#newHeads.end(heldId)) this.#logs.end(heldId);
       });
     }
     return id;
   }
 
   #publish({ block, receipts }: CommittedBlock): void {
-    if (this.#newHeads.size > 0) {
+    if (this.#newHeads.byId.size > 0) {
       const header = formatHeader(block);
-      for (const subscription of this.#newHeads.values()) notify(subscription, header);
+      for (const subscription of this.#newHeads.byId.values()) notify(subscription, header);
     }
-    if (this.#logs.size === 0) return;
+    if (this.#logs.byId.size === 0) return;
     for (const receipt of receipts) {
       for (const log of receipt.logs) {
         let json: Record<string, unknown> | undefined;
-        for (const subscription of this.#logs.values()) {
+        for (const subscription of this.#logs.byId.values()) {
           if (!subscription.logs!.matches(log.address, log.topics)) continue;
           json ??= formatLog(log, block.hash, block.height);
           notify(subscription, json);
