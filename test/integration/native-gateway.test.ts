@@ -883,4 +883,38 @@ describe('native gateway limits: batch size, response size, unread answers, conn
       await capped.stop();
     }
   });
+
+  it('gives one client max_client_share of the 100 event WebSocket connections, so that others still subscribe', async () => {
+    // A share of 0.25: 25 of CometBFT's 100 subscription clients.
+    const shared = await startTestNode({ plugins: ['native-gateway'], config: { evm: { max_client_share: 0.25 } } });
+    const url = `${shared.nativeUrl.replace('http:', 'ws:')}/websocket`;
+    /** A connection from `localAddress`, or the HTTP status it was refused with. */
+    const open = (localAddress: string) =>
+      new Promise<WebSocket | number>((resolve, reject) => {
+        const socket = new WebSocket(url, { localAddress });
+        socket.once('open', () => resolve(socket));
+        socket.once('unexpected-response', (_request, response) => resolve(response.statusCode!));
+        socket.once('error', reject);
+      });
+    const sockets: WebSocket[] = [];
+    try {
+      for (let opened = 0; opened < 25; opened++) sockets.push((await open('127.0.0.1')) as WebSocket);
+      expect(sockets.every((socket) => socket instanceof WebSocket)).to.equal(true);
+      expect(await open('127.0.0.1')).to.equal(503);
+      const other = await open('127.0.0.2');
+      expect(other).to.be.instanceOf(WebSocket);
+      sockets.push(other as WebSocket);
+      // A closed connection gives its client's place back.
+      const closing = sockets.shift()!;
+      closing.close();
+      await new Promise((resolve) => closing.once('close', resolve));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const again = await open('127.0.0.1');
+      expect(again).to.be.instanceOf(WebSocket);
+      sockets.push(again as WebSocket);
+    } finally {
+      for (const socket of sockets) socket.terminate();
+      await shared.stop();
+    }
+  });
 });

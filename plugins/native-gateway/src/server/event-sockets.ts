@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { parseRequestJson, type HeldAnswers, type UnfinishedRequests } from '@evmnode/core';
+import { ClientQuota, clientOf, parseRequestJson, type HeldAnswers, type UnfinishedRequests } from '@evmnode/core';
 import { CometRpcError } from './rpc-error.js';
 
 /** The one event query served: what followers, and cosmjs' `subscribeNewBlock`, subscribe with. */
@@ -32,26 +32,40 @@ export class EventSockets {
   readonly #server: WebSocketServer;
   /** Each client's subscriptions: query, and the id of the request that made it. */
   readonly #clients = new Map<WebSocket, Map<string, JsonRpcId>>();
+  /** What each client (`clientOf` its address) holds of the {@link MAX_CLIENTS} connections. */
+  readonly #perClient: ClientQuota;
 
   constructor(
     maxMessageBytes: number,
+    clientShare: number,
     private readonly heldAnswers: HeldAnswers,
     private readonly unfinished: UnfinishedRequests,
     private readonly answer: (request: unknown) => Promise<object | undefined>,
   ) {
     this.#server = new WebSocketServer({ noServer: true, maxPayload: maxMessageBytes });
+    this.#perClient = new ClientQuota(MAX_CLIENTS, clientShare);
   }
 
-  /** Serves `/websocket` upgrades of `http`; other paths, and clients beyond the limit, are refused. */
+  /**
+   * Serves `/websocket` upgrades of `http`; other paths, connections beyond the limit, and those of
+   * a client holding its share of it (`max_client_share`, so that one client cannot take every
+   * follower's place), are refused.
+   */
   attach(http: Server): void {
     http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = new URL(req.url ?? '/', 'http://gateway').pathname;
+      const client = clientOf(req.socket.remoteAddress);
       const refusal =
-        path !== '/websocket' ? '404 Not Found' : this.#clients.size >= MAX_CLIENTS ? '503 Service Unavailable' : '';
+        path !== '/websocket'
+          ? '404 Not Found'
+          : this.#clients.size >= MAX_CLIENTS || !this.#perClient.tryAcquire(client)
+            ? '503 Service Unavailable'
+            : '';
       if (refusal !== '') {
         socket.end(`HTTP/1.1 ${refusal}\r\nconnection: close\r\n\r\n`);
         return;
       }
+      socket.once('close', () => this.#perClient.release(client));
       this.#server.handleUpgrade(req, socket, head, (client) => {
         this.unfinished.guardWs(client, socket);
         this.#open(client);

@@ -153,8 +153,12 @@ export class GatewayServer {
       maxOpen: options.maxOpenConnections,
       maxPerAddress: options.maxConnectionsPerAddress,
     }).attach(this.#server);
-    this.events = new EventSockets(options.maxBodyBytes, options.heldAnswers, options.unfinishedRequests, (request) =>
-      this.#answer(request),
+    this.events = new EventSockets(
+      options.maxBodyBytes,
+      options.clientShare,
+      options.heldAnswers,
+      options.unfinishedRequests,
+      (request) => this.#answer(request),
     );
     this.events.attach(this.#server);
   }
