@@ -1052,3 +1052,30 @@ describe('eth_getLogs and polled filters', () => {
     });
   });
 });
+
+describe("large log queries: one client's share of the node's rate", () => {
+  it("refuses a client's queries over 100 blocks past max_client_share of the node's 30 a second, and serves another address's", async function () {
+    this.timeout(60_000);
+    const node = await startTestNode({ config: { consensus: { block_time: 5 }, evm: { max_client_share: 0.25 } } });
+    try {
+      await untilHeight(node.node.chain, 101);
+      const large = { fromBlock: '0x0', toBlock: quantity(100) };
+      const calls = Array.from({ length: 12 }, (_, id) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'eth_getLogs',
+        params: [large],
+      }));
+      const started = performance.now();
+      const answers = JSON.parse((await post(node.url, JSON.stringify(calls))).text) as any[];
+      const elapsedSeconds = (performance.now() - started) / 1000;
+      const refused = answers.filter((answer) => answer.error !== undefined);
+      for (const answer of refused) expect(answer.error).to.deep.equal(RATE_LIMITED);
+      // A quarter of 30, rounded up: 8 at once, then 8 a second.
+      expect(answers.length - refused.length).to.be.within(8, 8 + Math.floor(8 * elapsedSeconds));
+      expect((await rpcFrom('127.0.0.2', node.url, 'eth_getLogs', [large])).result).to.deep.equal([]);
+    } finally {
+      await node.stop();
+    }
+  });
+});

@@ -8,6 +8,8 @@ export interface LogQueryLimits {
   readonly maxBlocks: number;
   /** Most logs an open-ended query returns (`max_log_no_block`). */
   readonly maxOpenEndedLogs: number;
+  /** Share of the rate of queries over 100 blocks one client may take (`max_client_share`). */
+  readonly clientShare: number;
 }
 
 /** The blocks a query covers; open-ended when its end is the head rather than a number. */
@@ -32,8 +34,12 @@ export interface FoundLog {
 /** The log queries behind `eth_getLogs` and the filters, with the reference node's checks and limits. */
 export interface LogQuery {
   readonly limits: LogQueryLimits;
-  /** `eth_getLogs` (or `ext_getLogs` with view `ext`): the logs `criteria` selects, as a JSON array. */
-  logs(criteria: LogCriteria, view?: LogView): Promise<RawJson>;
+  /**
+   * `eth_getLogs` (or `ext_getLogs` with view `ext`): the logs `criteria` selects, as a JSON array.
+   * A query over 100 blocks takes a token of the node's rate and, since 2.12.0, of `client`'s
+   * share of it (`RequestContext.clientId`) when one is named.
+   */
+  logs(criteria: LogCriteria, view?: LogView, client?: string): Promise<RawJson>;
   /**
    * The heights `criteria` covers, or undefined for an unknown block hash (no logs), after the
    * range checks (-32000 with the reference node's words).

@@ -233,8 +233,9 @@ export const coreSchema = {
     max_client_share: {
       doc:
         'Share (0 to 1) of max_filters, max_concurrent_simulation_calls, max_concurrent_trace_calls, ' +
-        'max_subscriptions_new_head, max_subscriptions_logs and the 32 batches under way that one client (an IPv4 ' +
-        'address or an IPv6 /64, over all its HTTP and WebSocket connections) may hold, rounded up.',
+        'max_subscriptions_new_head, max_subscriptions_logs, the 32 batches under way and the 30 log queries over 100 ' +
+        'blocks a second that one client (an IPv4 address or an IPv6 /64, over all its HTTP and WebSocket ' +
+        'connections) may hold, rounded up.',
       format: 'fraction',
       default: 0.25,
     },

@@ -9,10 +9,10 @@ import { InvalidInputError, LimitExceededError } from '../errors/rpc-error.js';
 import type { BlockNumberOrTag } from '../rpc/block-codecs.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
 import { RawJson } from '../rpc/raw-json.js';
-import { TokenBucket } from '../rpc/token-bucket.js';
 import type { FoundLog, LogQuery, LogQueryLimits, LogRange, LogView } from '../api/log-query.js';
+import { LargeQueryRate } from './large-query-rate.js';
 
-/** Queries over more blocks than this are large: they share one rate limit, as in the reference node. */
+/** Queries over more blocks than this are large: they share one rate limit, as in the reference node, and each client its share of it. */
 const LARGE_QUERY_BLOCKS = 100;
 const LARGE_QUERIES_PER_SECOND = 30;
 
@@ -34,18 +34,20 @@ const SCAN_TURN = 512;
  * then a scan of the most selective log index, serving the stored JSON bytes as they are.
  */
 export class IndexedLogQuery implements LogQuery {
-  readonly #largeQueries = new TokenBucket(LARGE_QUERIES_PER_SECOND);
+  readonly #largeQueries: LargeQueryRate;
 
   constructor(
     private readonly chain: Chain,
     readonly limits: LogQueryLimits,
-  ) {}
+  ) {
+    this.#largeQueries = new LargeQueryRate(LARGE_QUERIES_PER_SECOND, limits.clientShare);
+  }
 
   /** `eth_getLogs` (or `ext_getLogs`): the logs `criteria` selects, after the range checks and limits. */
-  async logs(criteria: LogCriteria, view: LogView = 'eth'): Promise<RawJson> {
+  async logs(criteria: LogCriteria, view: LogView = 'eth', client?: string): Promise<RawJson> {
     const range = await this.range(criteria);
     if (range === undefined) return RawJson.array([]);
-    if (range.to - range.from + 1 > LARGE_QUERY_BLOCKS && !this.#largeQueries.tryTake()) {
+    if (range.to - range.from + 1 > LARGE_QUERY_BLOCKS && !this.#largeQueries.tryTake(client)) {
       throw new LimitExceededError('log query rate limit exceeded for large queries, please try again later');
     }
     const limit = range.openEnded ? this.limits.maxOpenEndedLogs : Number.POSITIVE_INFINITY;

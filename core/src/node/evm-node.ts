@@ -207,7 +207,11 @@ export class EvmNode {
     container.register(CoreTokens.NativeLayer, { useValue: native });
     container.register(CoreTokens.KeyRing, { useValue: new KeyRing() });
     container.register(CoreTokens.ChainViews, { useValue: new StoredChainViews(chain) });
-    const logLimits = { maxBlocks: core.evm.max_blocks_for_log, maxOpenEndedLogs: core.evm.max_log_no_block };
+    const logLimits = {
+      maxBlocks: core.evm.max_blocks_for_log,
+      maxOpenEndedLogs: core.evm.max_log_no_block,
+      clientShare: core.evm.max_client_share,
+    };
     container.register(CoreTokens.LogQuery, { useValue: new IndexedLogQuery(chain, logLimits) });
     const registry = container.resolve<MethodRegistry>(InternalTokens.MethodRegistry);
     const hooks = container.resolve<RequestHooks>(CoreTokens.RequestHooks);

@@ -104,7 +104,7 @@ export class FilterManager {
   async logs(id: string): Promise<RawJson> {
     const filter = this.#poll(id);
     if (filter.kind !== 'logs') throw new InvalidInputError('filter does not exist');
-    return this.logQuery.logs(filter.criteria, filter.view);
+    return this.logQuery.logs(filter.criteria, filter.view, filter.clientId);
   }
 
   /** Removes a filter: true if it existed. */

@@ -16,7 +16,7 @@ export function filterMethods(filters: FilterManager, logQuery: LogQuery, { pref
     defineMethod({
       name: `${prefix}_getLogs`,
       params: [logCriteria],
-      handler: ([criteria]) => logQuery.logs(criteria, view),
+      handler: ([criteria], request) => logQuery.logs(criteria, view, request.clientId),
     }),
     defineMethod({
       name: `${prefix}_newFilter`,
