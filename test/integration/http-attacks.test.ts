@@ -330,6 +330,12 @@ describe("The node's thread shared by client", () => {
 });
 
 describe('HTTP connection caps', () => {
+  /** A connection to `url` from `localAddress`, once the server has had time to keep or close it. */
+  const openSettled = async (url: string, localAddress: string) => {
+    const client = await RawClient.open(url, localAddress);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return client;
+  };
   /** eth_chainId's result asked from `localAddress`, or undefined when the node closes the connection. */
   const chainIdFrom = async (url: string, localAddress: string): Promise<unknown> => {
     const client = await RawClient.open(url, localAddress);
@@ -446,13 +452,8 @@ describe('HTTP connection caps', () => {
     after(() => node?.stop());
 
     it('closes a connection from a third address of a /64 holding max_connections_per_ip, not from the next /64', async () => {
-      const open = async (localAddress: string) => {
-        const client = await RawClient.open(url, localAddress);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        return client;
-      };
       const clients = [];
-      for (const address of [...SAME_NETWORK, OTHER_NETWORK]) clients.push(await open(address));
+      for (const address of [...SAME_NETWORK, OTHER_NETWORK]) clients.push(await openSettled(url, address));
       expect(clients.map((client) => client.closed)).to.deep.equal([false, false, true, false]);
       for (const client of clients) client.destroy();
       await Promise.all(clients.map((client) => client.ended));
@@ -485,19 +486,14 @@ describe('HTTP connection caps', () => {
     after(() => new Promise((resolve) => server.close(resolve)));
 
     it('closes at once connections over the cap per address, then over the total cap', async () => {
-      const open = async (localAddress: string) => {
-        const client = await RawClient.open(url, localAddress);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        return client;
-      };
       const clients = [];
       for (const address of ['127.0.0.1', '127.0.0.1', '127.0.0.1', '127.0.0.2', '127.0.0.3'])
-        clients.push(await open(address));
+        clients.push(await openSettled(url, address));
       expect(clients.map((client) => client.closed)).to.deep.equal([false, false, true, false, true]);
       // A closed connection makes room again.
       clients[0]!.destroy();
       await clients[0]!.ended;
-      const again = await open('127.0.0.3');
+      const again = await openSettled(url, '127.0.0.3');
       expect(again.closed).to.equal(false);
       for (const client of [...clients, again]) client.destroy();
     });
