@@ -110,6 +110,7 @@ export type {
 export { gethVmError, revertReason } from './chain/simulation/call-errors.js';
 export { isCongested, rewardPercentiles, suggestedGasPrice, suggestedTip } from './chain/fee-suggestions.js';
 export { LogMatcher } from './logs/log-criteria.js';
+export { CriteriaRoom, criteriaValues, MAX_HELD_CRITERIA_VALUES } from './logs/criteria-room.js';
 export type { LogCriteria, LogMatch } from './logs/log-criteria.js';
 export { formatLog } from './views/log-json.js';
 export { formatHeader } from './views/block-json.js';

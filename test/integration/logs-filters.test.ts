@@ -1079,3 +1079,34 @@ describe("large log queries: one client's share of the node's rate", () => {
     }
   });
 });
+
+describe('polled filters: the room their criteria take', () => {
+  it('refuses a log filter once the criteria held would pass 250,000 addresses and topics', async function () {
+    this.timeout(60_000);
+    const node = await startTestNode({ config: { consensus: { block_time: 1000 } } });
+    try {
+      // The most one criteria may list: 1,000 addresses and 1,000 topics at each of four positions (5,001 values).
+      const hex = (value: number, bytes: number) => zeroPadValue(toBeHex(value), bytes);
+      const widest = {
+        address: Array.from({ length: 1000 }, (_, index) => hex(index + 1, 20)),
+        topics: Array.from({ length: 4 }, (_, position) =>
+          Array.from({ length: 1000 }, (_, index) => hex(position * 1000 + index + 1, 32)),
+        ),
+      };
+      const held: string[] = [];
+      for (let index = 0; index < 49; index++) held.push(await newFilter(node.url, widest));
+      expect(await errorOf(node.url, 'eth_newFilter', [widest])).to.deep.equal({
+        code: -32005,
+        message: 'filter limit reached: filters hold at most 250000 addresses and topics, 250000 per client',
+      });
+      // 4,951 values are left: narrow criteria, and block filters, still fit.
+      expect(await newFilter(node.url, { address: widest.address[0] })).to.match(FILTER_ID);
+      expect(await newBlockFilter(node.url)).to.match(FILTER_ID);
+      // Uninstalling one gives its room back.
+      expect(await uninstall(node.url, held[0]!)).to.equal(true);
+      expect(await newFilter(node.url, widest)).to.match(FILTER_ID);
+    } finally {
+      await node.stop();
+    }
+  });
+});

@@ -1001,3 +1001,38 @@ describe("eth_subscribe: one client's share, over all its connections", function
     }
   });
 });
+
+describe("eth_subscribe: the room logs subscriptions' criteria take", function () {
+  this.timeout(60_000);
+  let node: TestNode;
+  before(async () => {
+    node = await startTestNode({ config: { consensus: { block_time: 50 } } });
+  });
+  after(() => node.stop());
+
+  it('refuses a logs subscription once the criteria held would pass 250,000 addresses and topics, and the node keeps serving', async () => {
+    // The most one criteria may list: 1,000 addresses and 1,000 topics at each of four positions (5,001 values).
+    const hex = (value: number, digits: number) => `0x${value.toString(16).padStart(digits, '0')}`;
+    const widest = {
+      address: Array.from({ length: 1000 }, (_, index) => hex(index + 1, 40)),
+      topics: Array.from({ length: 4 }, (_, position) =>
+        Array.from({ length: 1000 }, (_, index) => hex(position * 1000 + index + 1, 64)),
+      ),
+    };
+    const client = await WsClient.connect(node.wsUrl);
+    try {
+      const held: string[] = [];
+      for (let index = 0; index < 49; index++) held.push(await subscribe(client, ['logs', widest]));
+      const { answer } = await ask(client, 'eth_subscribe', ['logs', widest]);
+      expect(answer.error).to.deep.equal({ code: -32005, message: 'no new subscription can be created' });
+      // 4,951 values are left: narrow criteria still fit.
+      await subscribe(client, ['logs', { address: widest.address[0] }]);
+      // Ending one gives its room back.
+      expect((await ask(client, 'eth_unsubscribe', [held[0]])).answer.result).to.equal(true);
+      await subscribe(client, ['logs', widest]);
+      await expectResponsive(node);
+    } finally {
+      client.close();
+    }
+  });
+});

@@ -16,19 +16,19 @@ export class ClientQuota {
     this.perClient = clientShareOf(total, share);
   }
 
-  /** Takes one unit for `clientId`; false when the client already holds its share. */
-  tryAcquire(clientId: string): boolean {
+  /** Takes `units` for `clientId`; false when they would take the client past its share. */
+  tryAcquire(clientId: string, units = 1): boolean {
     const held = this.#held.get(clientId) ?? 0;
-    if (held >= this.perClient) return false;
-    this.#held.set(clientId, held + 1);
+    if (held + units > this.perClient) return false;
+    this.#held.set(clientId, held + units);
     return true;
   }
 
-  /** Gives back a unit taken by `tryAcquire`. */
-  release(clientId: string): void {
+  /** Gives back `units` taken by `tryAcquire`. */
+  release(clientId: string, units = 1): void {
     const held = this.#held.get(clientId) ?? 0;
     // Clients holding nothing are forgotten, so the map stays as small as the set of active clients.
-    if (held <= 1) this.#held.delete(clientId);
-    else this.#held.set(clientId, held - 1);
+    if (held <= units) this.#held.delete(clientId);
+    else this.#held.set(clientId, held - units);
   }
 }

@@ -1,7 +1,10 @@
 import {
   ClientQuota,
+  CriteriaRoom,
+  criteriaValues,
   InvalidInputError,
   LimitExceededError,
+  MAX_HELD_CRITERIA_VALUES,
   newRpcId,
   RawJson,
   type ChainReader,
@@ -20,6 +23,8 @@ interface LogFilter {
   /** The client that installed it, whose share of `max_filters` it takes. */
   readonly clientId: string;
   readonly criteria: LogCriteria;
+  /** The room its criteria take ({@link criteriaValues}). */
+  readonly values: number;
   readonly view: LogView;
   /** The last log delivered (or the end of the last block covered). */
   cursor: LogPosition;
@@ -58,6 +63,7 @@ export function filterLimitsOf({ evm }: CoreConfig): FilterLimits {
 export class FilterManager {
   readonly #filters = new Map<string, Filter>();
   readonly #perClient: ClientQuota;
+  readonly #criteriaRoom: CriteriaRoom;
   #sweeper: NodeJS.Timeout | undefined;
 
   constructor(
@@ -66,6 +72,7 @@ export class FilterManager {
     private readonly limits: FilterLimits,
   ) {
     this.#perClient = new ClientQuota(limits.maxFilters, limits.clientShare);
+    this.#criteriaRoom = new CriteriaRoom(MAX_HELD_CRITERIA_VALUES, limits.clientShare);
   }
 
   /** Removes expired filters periodically, so that unpolled ones do not hold memory. */
@@ -86,7 +93,15 @@ export class FilterManager {
    */
   newLogFilter(clientId: string, criteria: LogCriteria, view: LogView = 'eth'): string {
     const cursor = { height: this.chain.head().height, logIndex: WHOLE_BLOCK };
-    return this.#install({ kind: 'logs', clientId, criteria, view, cursor, lastPoll: 0 });
+    return this.#install({
+      kind: 'logs',
+      clientId,
+      criteria,
+      values: criteriaValues(criteria),
+      view,
+      cursor,
+      lastPoll: 0,
+    });
   }
 
   /** A block filter: its changes are the hashes of blocks committed after now. */
@@ -118,18 +133,30 @@ export class FilterManager {
     if (this.#filters.size >= this.limits.maxFilters) {
       throw new LimitExceededError(`filter limit reached: at most ${this.limits.maxFilters} filters can be installed`);
     }
-    if (!this.#perClient.tryAcquire(filter.clientId)) {
-      // The client's own expired filters no longer count against it.
+    if (this.#take(filter) !== undefined) {
+      // The client's own expired filters, and their criteria, no longer count against it.
       this.#sweep();
-      if (!this.#perClient.tryAcquire(filter.clientId)) {
-        const most = this.#perClient.perClient;
-        throw new LimitExceededError(`filter limit reached: at most ${most} filters per client can be installed`);
-      }
+      const refusal = this.#take(filter);
+      if (refusal !== undefined) throw new LimitExceededError(refusal);
     }
     const id = newRpcId();
     filter.lastPoll = performance.now();
     this.#filters.set(id, filter);
     return id;
+  }
+
+  /** Takes the filter's client's share of `max_filters` and room for its criteria; the refusal when one has none left. */
+  #take(filter: Filter): string | undefined {
+    const { clientId } = filter;
+    if (!this.#perClient.tryAcquire(clientId)) {
+      return `filter limit reached: at most ${this.#perClient.perClient} filters per client can be installed`;
+    }
+    if (filter.kind === 'logs' && !this.#criteriaRoom.tryTake(clientId, filter.values)) {
+      this.#perClient.release(clientId);
+      const room = this.#criteriaRoom;
+      return `filter limit reached: filters hold at most ${room.total} addresses and topics, ${room.perClient} per client`;
+    }
+    return undefined;
   }
 
   /** The filter `id`, its expiry renewed; an unknown or expired one is -32000 `filter does not exist`. */
@@ -157,6 +184,7 @@ export class FilterManager {
     if (filter === undefined) return undefined;
     this.#filters.delete(id);
     this.#perClient.release(filter.clientId);
+    if (filter.kind === 'logs') this.#criteriaRoom.give(filter.clientId, filter.values);
     return filter;
   }
 

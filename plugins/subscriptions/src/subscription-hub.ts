@@ -1,10 +1,13 @@
 import {
   ClientQuota,
+  CriteriaRoom,
+  criteriaValues,
   defineConnectionState,
   formatHeader,
   formatLog,
   InvalidInputError,
   LimitExceededError,
+  MAX_HELD_CRITERIA_VALUES,
   newRpcId,
   LogMatcher,
   type ChainReader,
@@ -18,6 +21,8 @@ interface Subscription {
   readonly connection: Connection;
   /** The client whose share it takes (`RequestContext.clientId`). */
   readonly clientId: string;
+  /** The room its criteria take ({@link criteriaValues}); 0 for newHeads. */
+  readonly values: number;
   /** Logs subscriptions match with this; newHeads ones have none. */
   readonly logs?: LogMatcher;
 }
@@ -45,13 +50,13 @@ class SubscriptionKind {
     this.perClient = new ClientQuota(most, clientShare);
   }
 
-  /** Ends `id` if it is of this kind, giving its client's share back; whether it was. */
-  end(id: string): boolean {
+  /** Ends `id` if it is of this kind, giving its client's share back; the subscription ended. */
+  end(id: string): Subscription | undefined {
     const subscription = this.byId.get(id);
-    if (subscription === undefined) return false;
+    if (subscription === undefined) return undefined;
     this.byId.delete(id);
     this.perClient.release(subscription.clientId);
-    return true;
+    return subscription;
   }
 }
 
@@ -73,6 +78,7 @@ const CAP_REACHED = 'no new subscription can be created';
 export class SubscriptionHub {
   readonly #newHeads: SubscriptionKind;
   readonly #logs: SubscriptionKind;
+  readonly #criteriaRoom: CriteriaRoom;
   #stopListening: (() => void) | undefined;
 
   constructor(
@@ -81,6 +87,7 @@ export class SubscriptionHub {
   ) {
     this.#newHeads = new SubscriptionKind(limits.maxNewHeads, limits.clientShare);
     this.#logs = new SubscriptionKind(limits.maxLogs, limits.clientShare);
+    this.#criteriaRoom = new CriteriaRoom(MAX_HELD_CRITERIA_VALUES, limits.clientShare);
   }
 
   start(): void {
@@ -106,28 +113,40 @@ export class SubscriptionHub {
     const held = connection.state(HELD);
     if (!held.ids.has(id)) throw new InvalidInputError('subscription not found');
     held.ids.delete(id);
-    return this.#newHeads.end(id) || this.#logs.end(id);
+    this.#end(id);
+    return true;
+  }
+
+  /** Ends subscription `id`, of either kind, giving back what it took. */
+  #end(id: string): void {
+    const ended = this.#newHeads.end(id) ?? this.#logs.end(id);
+    if (ended !== undefined && ended.values > 0) this.#criteriaRoom.give(ended.clientId, ended.values);
   }
 
   /**
    * A new subscription of `kind` (of logs when `match` is given), or -32005 when the node holds its
-   * cap of that kind, the connection its cap, or the client its share of the kind (over all its
-   * connections).
+   * cap of that kind, the connection its cap, the client its share of the kind (over all its
+   * connections), or the logs subscriptions' criteria the room they may take.
    */
   #add(kind: SubscriptionKind, connection: Connection, clientId: string, match?: LogMatch): string {
     const held = connection.state(HELD);
     if (kind.byId.size >= kind.most || held.ids.size >= this.limits.maxPerConnection) {
       throw new LimitExceededError(CAP_REACHED);
     }
+    const values = match === undefined ? 0 : criteriaValues(match);
+    if (!kind.perClient.tryAcquire(clientId)) throw new LimitExceededError(CAP_REACHED);
+    if (values > 0 && !this.#criteriaRoom.tryTake(clientId, values)) {
+      kind.perClient.release(clientId);
+      throw new LimitExceededError(CAP_REACHED);
+    }
     const id = newRpcId();
     const logs = match === undefined ? undefined : new LogMatcher(match);
-    if (!kind.perClient.tryAcquire(clientId)) throw new LimitExceededError(CAP_REACHED);
-    kind.byId.set(id, { id, connection, clientId, ...(logs && { logs }) });
+    kind.byId.set(id, { id, connection, clientId, values, ...(logs && { logs }) });
     held.ids.add(id);
     if (!held.watched) {
       held.watched = true;
       connection.onClose(() => {
-        for (const heldId of held.ids) if (!this.#newHeads.end(heldId)) this.#logs.end(heldId);
+        for (const heldId of held.ids) this.#end(heldId);
       });
     }
     return id;
