@@ -24,6 +24,7 @@ import {
   waitForReceipt,
 } from '../support/chain-kit.js';
 import { expectValidResult } from '../support/openrpc.js';
+import { widestLogCriteria } from '../support/log-criteria.js';
 import { WsClient } from '../support/ws-client.js';
 import { post, rpc, rpcFrom } from '../support/rpc-client.js';
 import { compileContract } from '../support/solidity.js';
@@ -1085,14 +1086,7 @@ describe('polled filters: the room their criteria take', () => {
     this.timeout(60_000);
     const node = await startTestNode({ config: { consensus: { block_time: 1000 } } });
     try {
-      // The most one criteria may list: 1,000 addresses and 1,000 topics at each of four positions (5,001 values).
-      const hex = (value: number, bytes: number) => zeroPadValue(toBeHex(value), bytes);
-      const widest = {
-        address: Array.from({ length: 1000 }, (_, index) => hex(index + 1, 20)),
-        topics: Array.from({ length: 4 }, (_, position) =>
-          Array.from({ length: 1000 }, (_, index) => hex(position * 1000 + index + 1, 32)),
-        ),
-      };
+      const widest = widestLogCriteria();
       const held: string[] = [];
       for (let index = 0; index < 49; index++) held.push(await newFilter(node.url, widest));
       expect(await errorOf(node.url, 'eth_newFilter', [widest])).to.deep.equal({

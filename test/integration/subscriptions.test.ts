@@ -34,6 +34,7 @@ import { expectValidResult } from '../support/openrpc.js';
 import { rpc } from '../support/rpc-client.js';
 import { compileContract } from '../support/solidity.js';
 import { expectResponsive, withPeakRss } from '../support/load-checks.js';
+import { widestLogCriteria } from '../support/log-criteria.js';
 import { WsClient } from '../support/ws-client.js';
 
 const logEmitter = compileContract('LogEmitter');
@@ -1011,14 +1012,7 @@ describe("eth_subscribe: the room logs subscriptions' criteria take", function (
   after(() => node.stop());
 
   it('refuses a logs subscription once the criteria held would pass 250,000 addresses and topics, and the node keeps serving', async () => {
-    // The most one criteria may list: 1,000 addresses and 1,000 topics at each of four positions (5,001 values).
-    const hex = (value: number, digits: number) => `0x${value.toString(16).padStart(digits, '0')}`;
-    const widest = {
-      address: Array.from({ length: 1000 }, (_, index) => hex(index + 1, 40)),
-      topics: Array.from({ length: 4 }, (_, position) =>
-        Array.from({ length: 1000 }, (_, index) => hex(position * 1000 + index + 1, 64)),
-      ),
-    };
+    const widest = widestLogCriteria();
     const client = await WsClient.connect(node.wsUrl);
     try {
       const held: string[] = [];
