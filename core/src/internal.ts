@@ -64,5 +64,6 @@ export {
   SLOT_BYTES as ADMISSION_RECOVERY_SLOT_BYTES,
 } from './chain/pool/admission-recovery-ring.js';
 export { BlockDurations } from './chain/block-durations.js';
+export { NativePool } from './chain/native/native-pool.js';
 export type { StoredNativeTx } from './chain/records.js';
 export { receiptsRootOf } from './chain/records.js';

@@ -205,3 +205,58 @@ describe('pool limits: a full pool keeps account_slots per sender ([mempool] acc
     expect(chain.pool.size).to.equal(6);
   });
 });
+
+describe('pool limits: room counted in 32 KB slots ([mempool] size)', () => {
+  let node: TestNode;
+  /** The large transaction the first test admits. */
+  let newcomer: string;
+  before(async () => {
+    node = await startTestNode({ config: { mempool: { size: 8 }, consensus: { block_time: 60_000 } } });
+  });
+  after(() => node.stop());
+
+  /** A transaction of 100 KB of call data: four slots. */
+  const large = (wallet: HDNodeWallet, tipGwei: bigint, nonce = 0) =>
+    sign(wallet, {
+      nonce,
+      to: someone(),
+      data: `0x${'00'.repeat(100 * 1024)}`,
+      gasLimit: 1_100_000n,
+      // Above the transfers' fee cap, so that one may replace them.
+      maxFeePerGas: 20n * GWEI,
+      maxPriorityFeePerGas: tipGwei * GWEI,
+    });
+
+  it('evicts as many of the cheapest as a large newcomer needs, or none of them when it pays too little', async () => {
+    const pool = node.node.chain.pool;
+    const cheap = await transfer(devWallet(0), 0, 1n);
+    const dearer = await Promise.all(Array.from({ length: 7 }, (_, nonce) => transfer(devWallet(1), nonce, 3n)));
+    await submitAll(node.url, [cheap, ...dearer]);
+    expect([pool.size, pool.slots]).to.deep.equal([8, 8]);
+
+    // Room for it would take the cheapest and one that pays more than it: it takes neither.
+    expectRejection(
+      await sendRaw(node.url, await large(devWallet(2), 2n)),
+      'transaction underpriced',
+      SdkCode.InsufficientFee,
+    );
+    expect([pool.size, pool.slots]).to.deep.equal([8, 8]);
+    expect(await known(node.url, cheap)).to.equal(true);
+
+    newcomer = await large(devWallet(2), 4n);
+    await submit(node.url, newcomer);
+    expect([pool.size, pool.slots]).to.deep.equal([5, 8]);
+    const kept = await Promise.all([cheap, ...dearer, newcomer].map((raw) => known(node.url, raw)));
+    expect(kept).to.deep.equal([false, true, true, true, true, false, false, false, true]);
+  });
+
+  it('makes a replacement that takes more slots than the transaction it replaces find room for them', async () => {
+    const pool = node.node.chain.pool;
+    // Three more slots: the cheapest other sender's last transaction is the large one, at 4 gwei.
+    const replacement = await large(devWallet(1), 5n, 3);
+    await submit(node.url, replacement);
+    expect([pool.size, pool.slots]).to.deep.equal([4, 7]);
+    expect(await known(node.url, newcomer)).to.equal(false);
+    expect(await known(node.url, replacement)).to.equal(true);
+  });
+});

@@ -323,7 +323,7 @@ export const coreSchema = {
   },
   mempool: {
     size: {
-      doc: 'Most transactions the pool holds; when full, a better-paying one evicts the cheapest, else "transaction underpriced".',
+      doc: "Room of the pool, in geth's slots of 32 KB: a transaction takes one for each 32 KB of its encoding begun (a transfer one, a 128 KB transaction four). When full, a better-paying transaction evicts the cheapest, else it gets 'transaction underpriced'.",
       format: 'nat',
       default: 5000,
     },

@@ -76,7 +76,7 @@ export class ChainNativeLayer implements NativeLayer {
       if (pool.has(hash) || (await this.chain.store.nativeTransaction(hash)) !== undefined) {
         throw NativeError.sdk(SdkError.TxInMempoolCache);
       }
-      if (pool.size >= pool.limit)
+      if (pool.wouldOverflow(raw))
         throw NativeError.sdk(SdkError.MempoolIsFull, `mempool is full: ${pool.size} transactions`);
       const head = await this.chain.stateAt(this.chain.head().height);
       await checkAnte(head, tx, this.#rules, pool.pendingCount(tx.signer.bytes));

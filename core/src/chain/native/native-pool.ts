@@ -1,5 +1,6 @@
 import { bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import type { NativeTransaction } from './native-transaction.js';
+import { slotsOf } from '../pool/tx-slots.js';
 
 /**
  * Admitted native transactions, in arrival order, which is the order blocks include them in.
@@ -9,11 +10,18 @@ import type { NativeTransaction } from './native-transaction.js';
 export class NativePool {
   readonly #byHash = new Map<PrefixedHexString, NativeTransaction>();
   readonly #countBySigner = new Map<PrefixedHexString, number>();
+  #slots = 0;
 
+  /** `limit`: the most slots its transactions take, as the EVM pool counts them (`[mempool] size`). */
   constructor(readonly limit: number) {}
 
   get size(): number {
     return this.#byHash.size;
+  }
+
+  /** Whether `raw` would take more room than is left. */
+  wouldOverflow(raw: Uint8Array): boolean {
+    return this.#slots + slotsOf(raw) > this.limit;
   }
 
   has(hash: Uint8Array): boolean {
@@ -27,6 +35,7 @@ export class NativePool {
 
   add(tx: NativeTransaction): void {
     this.#byHash.set(bytesToHex(tx.hash), tx);
+    this.#slots += slotsOf(tx.raw);
     const signer = bytesToHex(tx.signer.bytes);
     this.#countBySigner.set(signer, (this.#countBySigner.get(signer) ?? 0) + 1);
   }
@@ -37,6 +46,7 @@ export class NativePool {
       const tx = this.#byHash.get(hash);
       if (tx === undefined) continue;
       this.#byHash.delete(hash);
+      this.#slots -= slotsOf(tx.raw);
       const signer = bytesToHex(tx.signer.bytes);
       const left = (this.#countBySigner.get(signer) ?? 1) - 1;
       if (left === 0) this.#countBySigner.delete(signer);

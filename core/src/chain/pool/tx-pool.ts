@@ -4,6 +4,7 @@ import { bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import { comparePrice, effectiveTip, feeCap, tipCap, type PooledTransaction } from './pooled-transaction.js';
 import { claimedChainId, decodeSignedTransaction, fastTxOptions, feeFieldsOf } from './raw-transaction.js';
 import { Rejections } from './rejections.js';
+import { slotsOf } from './tx-slots.js';
 import { nativeTxHash, wrapEvmTransaction } from '../native-tx.js';
 import { ChainParams } from '../chain-params.js';
 import type { SenderPool } from '../../api/tx-pool-reader.js';
@@ -28,7 +29,7 @@ export type SenderKeyRecovery = (raw: Uint8Array) => Promise<Uint8Array | undefi
 
 /** The `[mempool]` limits, named after geth's legacy pool configuration. */
 export interface PoolLimits {
-  /** Most transactions held. */
+  /** Most slots held: a transaction takes one for each 32 KB of its encoding begun (`slotsOf`). */
   readonly size: number;
   /** Lowest gas price of legacy (type 0 and 1) transactions. */
   readonly minGasPrice: bigint;
@@ -93,6 +94,8 @@ export class TxPool {
   readonly #byHash = new Map<PrefixedHexString, PooledTransaction>();
   readonly #decodeOptions: TxOptions;
   #arrivals = 0;
+  /** The slots the pooled transactions take. */
+  #slots = 0;
   /** Queued transactions in all. */
   #queued = 0;
   /** The earliest time a queued transaction may expire. */
@@ -115,6 +118,11 @@ export class TxPool {
 
   get size(): number {
     return this.#byHash.size;
+  }
+
+  /** The slots its transactions take, of `[mempool] size`. */
+  get slots(): number {
+    return this.#slots;
   }
 
   /** The nonce after the sender's ready transactions: `stateNonce` plus those without a gap. */
@@ -207,7 +215,7 @@ export class TxPool {
       for (const [nonce, pooled] of txs.byNonce) {
         if (nonce >= stateNonce) continue;
         txs.byNonce.delete(nonce);
-        this.#byHash.delete(pooled.hash);
+        this.#forget(pooled);
       }
       txs.stateNonce = stateNonce;
       if (txs.gap < stateNonce) txs.gap = stateNonce;
@@ -223,12 +231,22 @@ export class TxPool {
     if (txs?.byNonce.get(pooled.nonce) !== pooled) return;
     this.#settle(txs, () => {
       txs.byNonce.delete(pooled.nonce);
-      this.#byHash.delete(pooled.hash);
+      this.#forget(pooled);
       if (pooled.nonce < txs.gap) txs.gap = pooled.nonce;
       // Nonces may be far apart: the new top is found among those held, not by counting down.
       if (pooled.nonce === txs.top) txs.top = [...txs.byNonce.keys()].reduce((a, b) => (a > b ? a : b), txs.stateNonce);
     });
     if (txs.byNonce.size === 0) this.#bySender.delete(pooled.sender);
+  }
+
+  #hold(pooled: PooledTransaction): void {
+    this.#byHash.set(pooled.hash, pooled);
+    this.#slots += slotsOf(pooled.raw);
+  }
+
+  #forget(pooled: PooledTransaction): void {
+    this.#byHash.delete(pooled.hash);
+    this.#slots -= slotsOf(pooled.raw);
   }
 
   /** Applies `change` to a sender's transactions, keeping the count of queued ones in step. */
@@ -344,14 +362,15 @@ export class TxPool {
       if (!enough(feeCap(tx), feeCap(existing.tx)) || !enough(tipCap(tx), tipCap(existing.tx))) {
         throw Rejections.replacementUnderpriced();
       }
-      this.#byHash.delete(existing.hash);
+      this.#makeRoomInPool(tx, txs, tx.nonce >= txs!.gap, slotsOf(raw) - slotsOf(existing.raw));
+      this.#forget(existing);
       txs!.byNonce.set(tx.nonce, pooled);
-      this.#byHash.set(hash, pooled);
+      this.#hold(pooled);
       return pooled;
     }
     const queued = tx.nonce > (txs?.gap ?? stateNonce);
     if (queued) this.#makeRoomInQueue(txs);
-    this.#makeRoomInPool(tx, txs, queued);
+    this.#makeRoomInPool(tx, txs, queued, slotsOf(raw));
     const owner = this.#bySender.get(sender) ?? new SenderTxs(stateNonce, now);
     this.#bySender.set(sender, owner);
     this.#settle(owner, () => {
@@ -359,7 +378,7 @@ export class TxPool {
       if (tx.nonce > owner.top) owner.top = tx.nonce;
       this.#promote(owner, now);
     });
-    this.#byHash.set(hash, pooled);
+    this.#hold(pooled);
     return pooled;
   }
 
@@ -380,31 +399,72 @@ export class TxPool {
   }
 
   /**
-   * When the pool is full, evicts another sender's last transaction: from the largest holder when
-   * the newcomer's sender holds fewer than `accountSlots` and that holder more, else the cheapest
-   * at the next base fee, if the newcomer pays more. A queued newcomer never evicts a ready one.
+   * Makes room for `needed` more slots by evicting other senders' last transactions, each chosen as
+   * follows: from the largest holder when the newcomer's sender holds fewer than `accountSlots` and
+   * that holder more, else the cheapest at the next base fee, if the newcomer pays more. A queued
+   * newcomer never evicts a ready one. The evictions are all chosen before any is made, so that a
+   * refused newcomer changes nothing.
    */
-  #makeRoomInPool(tx: TypedTransaction, own: SenderTxs | undefined, queued: boolean): void {
-    if (this.#byHash.size < this.limits.size) return;
-    let victim: SenderTxs | undefined;
-    if ((own?.byNonce.size ?? 0) < this.limits.accountSlots) {
-      for (const txs of this.#bySender.values()) {
-        const held = txs.byNonce.size;
-        if (txs !== own && held > Math.max(this.limits.accountSlots, victim?.byNonce.size ?? 0)) victim = txs;
-      }
-    }
-    if (victim === undefined) {
-      const baseFee = this.chain.nextBaseFee();
-      for (const txs of this.#bySender.values()) {
-        if (txs !== own && (victim === undefined || comparePrice(txs.last().tx, victim.last().tx, baseFee) < 0)) {
-          victim = txs;
+  #makeRoomInPool(tx: TypedTransaction, own: SenderTxs | undefined, queued: boolean, needed: number): void {
+    const evictions = new EvictionPlan();
+    const shareLeft = (own?.byNonce.size ?? 0) < this.limits.accountSlots;
+    const baseFee = this.chain.nextBaseFee();
+    while (this.limits.size - this.#slots + evictions.slots < needed) {
+      let victim: SenderTxs | undefined;
+      if (shareLeft) {
+        for (const txs of this.#bySender.values()) {
+          const held = evictions.left(txs);
+          if (txs !== own && held > Math.max(this.limits.accountSlots, victim ? evictions.left(victim) : 0))
+            victim = txs;
         }
       }
-      if (victim === undefined) throw Rejections.poolFull();
-      if (comparePrice(tx, victim.last().tx, baseFee) <= 0) throw Rejections.underpricedForFullPool();
+      if (victim === undefined) {
+        let cheapest: PooledTransaction | undefined;
+        for (const txs of this.#bySender.values()) {
+          if (txs === own || evictions.left(txs) === 0) continue;
+          const candidate = evictions.next(txs);
+          if (cheapest === undefined || comparePrice(candidate.tx, cheapest.tx, baseFee) < 0) {
+            [victim, cheapest] = [txs, candidate];
+          }
+        }
+        if (victim === undefined || cheapest === undefined) throw Rejections.poolFull();
+        if (comparePrice(tx, cheapest.tx, baseFee) <= 0) throw Rejections.underpricedForFullPool();
+      }
+      const evicted = evictions.take(victim);
+      if (queued && evicted.nonce < victim.gap) throw Rejections.futureReplacesPending();
     }
-    const evicted = victim.last();
-    if (queued && evicted.nonce < victim.gap) throw Rejections.futureReplacesPending();
-    this.#discard(evicted);
+    for (const evicted of evictions.transactions) this.#discard(evicted);
+  }
+}
+
+/** The transactions a newcomer would evict, each sender's taken from its highest nonce down. */
+class EvictionPlan {
+  readonly transactions: PooledTransaction[] = [];
+  slots = 0;
+  readonly #taken = new Map<SenderTxs, number>();
+  /** The nonces, highest first, of senders some of whose transactions are taken. */
+  readonly #noncesDown = new Map<SenderTxs, bigint[]>();
+
+  /** How many of the sender's transactions are not to be evicted. */
+  left(txs: SenderTxs): number {
+    return txs.byNonce.size - (this.#taken.get(txs) ?? 0);
+  }
+
+  /** The sender's transaction that would be evicted next. */
+  next(txs: SenderTxs): PooledTransaction {
+    const taken = this.#taken.get(txs) ?? 0;
+    if (taken === 0) return txs.last();
+    return txs.byNonce.get(this.#noncesDown.get(txs)![taken]!)!;
+  }
+
+  take(txs: SenderTxs): PooledTransaction {
+    const evicted = this.next(txs);
+    // Rare (a newcomer evicts at most four): a sender's nonces are sorted only once it gives one.
+    const byNonceDown = (a: bigint, b: bigint) => (a > b ? -1 : 1);
+    if (!this.#noncesDown.has(txs)) this.#noncesDown.set(txs, [...txs.byNonce.keys()].sort(byNonceDown));
+    this.#taken.set(txs, (this.#taken.get(txs) ?? 0) + 1);
+    this.transactions.push(evicted);
+    this.slots += slotsOf(evicted.raw);
+    return evicted;
   }
 }
