@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Transaction, getAddress, hexlify, randomBytes, type HDNodeWallet } from 'ethers';
+import { Transaction, Wallet, getAddress, hexlify, randomBytes, type HDNodeWallet } from 'ethers';
 import type { Chain } from '@evmnode/core/internal';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import {
@@ -7,6 +7,7 @@ import {
   SdkCode,
   devWallet,
   expectRejection,
+  lower,
   sendRaw,
   sign,
   sleep,
@@ -258,5 +259,47 @@ describe('pool limits: room counted in 32 KB slots ([mempool] size)', () => {
     expect([pool.size, pool.slots]).to.deep.equal([4, 7]);
     expect(await known(node.url, newcomer)).to.equal(false);
     expect(await known(node.url, replacement)).to.equal(true);
+  });
+});
+
+describe("pool limits: a sender's pooled transactions count against its balance", function () {
+  this.timeout(60_000);
+  let node: TestNode;
+  before(async () => {
+    node = await startTestNode({ config: { consensus: { block_time: 300 } } });
+  });
+  after(() => node.stop());
+
+  it('refuses a transaction, or a replacement, that its pooled ones leave the balance short for', async () => {
+    // Two transfers' worth at a fee cap of 10 gwei.
+    const oneTransfer = 21_000n * 10n * GWEI;
+    const holder = Wallet.createRandom();
+    await waitForReceipt(
+      node.url,
+      await submit(node.url, await sign(devWallet(5), { nonce: 0, to: holder.address, value: 2n * oneTransfer })),
+    );
+    // Gapped, so that no block includes them while the test runs.
+    await submitAll(node.url, [await transfer(holder, 1), await transfer(holder, 2)]);
+    expectRejection(
+      await sendRaw(node.url, await transfer(holder, 3)),
+      `insufficient funds for gas * price + value: balance ${2n * oneTransfer}, queued cost ${2n * oneTransfer}, ` +
+        `tx cost ${oneTransfer}, overshot ${oneTransfer}`,
+      SdkCode.InsufficientFunds,
+    );
+    // A replacement at an 11 gwei fee cap takes 21,000 x 1 gwei more than the one it replaces.
+    const bump = 21_000n * GWEI;
+    const replacement = await sign(holder, {
+      nonce: 2,
+      to: someone(),
+      maxFeePerGas: 11n * GWEI,
+      maxPriorityFeePerGas: 2n * GWEI,
+    });
+    expectRejection(
+      await sendRaw(node.url, replacement),
+      `insufficient funds for gas * price + value: balance ${2n * oneTransfer}, queued cost ${2n * oneTransfer}, ` +
+        `tx bumped ${bump}, overshot ${bump}`,
+      SdkCode.InsufficientFunds,
+    );
+    expect(node.node.chain.pool.contentFrom(lower(holder.address) as `0x${string}`).queued).to.have.length(2);
   });
 });

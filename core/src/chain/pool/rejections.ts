@@ -58,6 +58,13 @@ export const Rejections = {
       `insufficient funds for gas * price + value: balance ${balance}, tx cost ${cost}, overshot ${cost - balance}`,
       SdkCode.InsufficientFunds,
     ),
+  /** Its cost with what the sender's pooled transactions may take is above its balance (geth's overdraft check). */
+  overdraft: (balance: bigint, pooledCost: bigint, added: bigint, replacing: boolean) =>
+    rejected(
+      `insufficient funds for gas * price + value: balance ${balance}, queued cost ${pooledCost}, ` +
+        `tx ${replacing ? 'bumped' : 'cost'} ${added}, overshot ${pooledCost + added - balance}`,
+      SdkCode.InsufficientFunds,
+    ),
   /** The pool is full and the transaction pays no more than the cheapest it could evict (geth's ErrUnderpriced). */
   underpricedForFullPool: () => rejected('transaction underpriced', SdkCode.InsufficientFee),
   /** The sender already holds its share of queued (nonce-gapped) transactions (geth's ErrAccountLimitExceeded). */

@@ -45,9 +45,14 @@ export interface PoolLimits {
 
 const BLOB_TX_TYPE = 3;
 
+/** The most a transaction may take from its sender's balance: gas limit times fee cap, plus value. */
+const costOf = (tx: TypedTransaction): bigint => tx.gasLimit * feeCap(tx) + tx.value;
+
 /** One sender's pooled transactions. */
 class SenderTxs {
   readonly byNonce = new Map<bigint, PooledTransaction>();
+  /** The most its transactions may take in all: each newcomer is checked against its balance with them (geth's). */
+  spend = 0n;
   /** The end of the run of consecutive nonces from the state nonce: transactions from here on are queued. */
   gap: bigint;
   /** Its highest pooled nonce. */
@@ -61,6 +66,18 @@ class SenderTxs {
   ) {
     this.gap = stateNonce;
     this.top = stateNonce;
+  }
+
+  put(pooled: PooledTransaction): void {
+    const replaced = this.byNonce.get(pooled.nonce);
+    if (replaced !== undefined) this.spend -= costOf(replaced.tx);
+    this.byNonce.set(pooled.nonce, pooled);
+    this.spend += costOf(pooled.tx);
+  }
+
+  drop(pooled: PooledTransaction): void {
+    this.byNonce.delete(pooled.nonce);
+    this.spend -= costOf(pooled.tx);
   }
 
   /** How many of its transactions wait behind a gap. */
@@ -166,9 +183,9 @@ export class TxPool {
     const sender = this.#checkStateless(tx);
     const account = await this.chain.account(sender);
     if (tx.nonce < account.nonce) throw Rejections.nonceTooLow(account.nonce, tx.nonce);
-    const cost = tx.gasLimit * feeCap(tx) + tx.value;
+    const cost = costOf(tx);
     if (account.balance < cost) throw Rejections.insufficientFunds(account.balance, cost);
-    return this.#insert(tx, raw, sender, account.nonce);
+    return this.#insert(tx, raw, sender, account);
   }
 
   /**
@@ -214,7 +231,7 @@ export class TxPool {
     this.#settle(txs, () => {
       for (const [nonce, pooled] of txs.byNonce) {
         if (nonce >= stateNonce) continue;
-        txs.byNonce.delete(nonce);
+        txs.drop(pooled);
         this.#forget(pooled);
       }
       txs.stateNonce = stateNonce;
@@ -230,7 +247,7 @@ export class TxPool {
     const txs = this.#bySender.get(pooled.sender);
     if (txs?.byNonce.get(pooled.nonce) !== pooled) return;
     this.#settle(txs, () => {
-      txs.byNonce.delete(pooled.nonce);
+      txs.drop(pooled);
       this.#forget(pooled);
       if (pooled.nonce < txs.gap) txs.gap = pooled.nonce;
       // Nonces may be far apart: the new top is found among those held, not by counting down.
@@ -336,7 +353,12 @@ export class TxPool {
    * The synchronous last step, so that concurrent admissions see each other: a replacement, or a
    * new transaction within the queue limits, for which a full pool makes room.
    */
-  #insert(tx: TypedTransaction, raw: Uint8Array, sender: PrefixedHexString, stateNonce: bigint): PooledTransaction {
+  #insert(
+    tx: TypedTransaction,
+    raw: Uint8Array,
+    sender: PrefixedHexString,
+    { nonce: stateNonce, balance }: { readonly nonce: bigint; readonly balance: bigint },
+  ): PooledTransaction {
     const now = performance.now();
     this.#expire(now);
     const hash = bytesToHex(tx.hash());
@@ -347,6 +369,12 @@ export class TxPool {
     // A block may have included the sender's transactions while its account was read.
     if (txs !== undefined && tx.nonce < txs.stateNonce) throw Rejections.nonceTooLow(txs.stateNonce, tx.nonce);
     const existing = txs?.byNonce.get(tx.nonce);
+    // With what the sender's pooled transactions may take, so that a balance that pays for one
+    // does not hold the pool's room with many that blocks would find unpaid. A replacement adds
+    // what it takes beyond the transaction it replaces (geth's bump).
+    const spend = txs?.spend ?? 0n;
+    const added = costOf(tx) - (existing === undefined ? 0n : costOf(existing.tx));
+    if (balance < spend + added) throw Rejections.overdraft(balance, spend, added, existing !== undefined);
     const pooled: PooledTransaction = {
       tx,
       raw,
@@ -364,7 +392,7 @@ export class TxPool {
       }
       this.#makeRoomInPool(tx, txs, tx.nonce >= txs!.gap, slotsOf(raw) - slotsOf(existing.raw));
       this.#forget(existing);
-      txs!.byNonce.set(tx.nonce, pooled);
+      txs!.put(pooled);
       this.#hold(pooled);
       return pooled;
     }
@@ -374,7 +402,7 @@ export class TxPool {
     const owner = this.#bySender.get(sender) ?? new SenderTxs(stateNonce, now);
     this.#bySender.set(sender, owner);
     this.#settle(owner, () => {
-      owner.byNonce.set(tx.nonce, pooled);
+      owner.put(pooled);
       if (tx.nonce > owner.top) owner.top = tx.nonce;
       this.#promote(owner, now);
     });
