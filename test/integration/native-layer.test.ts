@@ -156,6 +156,27 @@ describe('native layer: bank, auth, association, native transactions', function 
     });
   });
 
+  it("refuses a memo over the SDK's 256 bytes with code 12, counting bytes, and admits one of 256", async () => {
+    const account = (await native.account(dev0.address))!;
+    const withMemo = (memo: string) =>
+      signNative(dev0, {
+        messages: [send(dev0.address, castOf(Wallet.createRandom().address), [{ denom: 'utest', amount: '1' }])],
+        sequence: account.sequence,
+        accountNumber: account.accountNumber,
+        fee: FEE,
+        memo,
+      });
+    // 128 two-byte characters and one more byte.
+    expect(await native.submit(await withMemo(`${'é'.repeat(128)}x`))).to.include({
+      code: 12,
+      codespace: 'sdk',
+      log: 'maximum number of characters is 256 but received 257 characters: memo too large',
+    });
+    const checked = await native.submit(await withMemo('x'.repeat(256)));
+    expect(checked.code).to.equal(0);
+    expect((await native.whenIncluded(checked.hash, 20_000))?.code).to.equal(0);
+  });
+
   it('records a failed message with its code and log; the fee and sequence still count', async () => {
     const sequence = (await native.account(dev0.address))!.sequence;
     const record = await sendNative(

@@ -36,11 +36,12 @@ export interface NativeTxFields {
   readonly fee?: readonly { denom: string; amount: string }[];
   readonly gas?: bigint;
   readonly chainId?: string;
+  readonly memo?: string;
 }
 
 /** A signed `TxRaw` (SIGN_MODE_DIRECT), built with cosmjs as Cosmos tooling builds it. */
 export async function signNative(signer: NativeSigner, fields: NativeTxFields): Promise<Uint8Array> {
-  const bodyBytes = nativeRegistry.encodeTxBody({ messages: [...fields.messages] });
+  const bodyBytes = nativeRegistry.encodeTxBody({ messages: [...fields.messages], memo: fields.memo ?? '' });
   const authInfoBytes = makeAuthInfoBytes(
     [{ pubkey: encodePubkey(encodeSecp256k1Pubkey(signer.pubkey)), sequence: Number(fields.sequence) }],
     [...(fields.fee ?? [{ denom: 'usei', amount: '200' }])],

@@ -12,6 +12,7 @@ export const SdkError = {
   UnknownAddress: { code: 9, description: 'unknown address' },
   InvalidCoins: { code: 10, description: 'invalid coins' },
   OutOfGas: { code: 11, description: 'out of gas' },
+  MemoTooLarge: { code: 12, description: 'memo too large' },
   InsufficientFee: { code: 13, description: 'insufficient fee' },
   NoSignatures: { code: 15, description: 'no signatures supplied' },
   InvalidRequest: { code: 18, description: 'invalid request' },

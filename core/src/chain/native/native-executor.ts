@@ -76,8 +76,22 @@ interface AnteOutcome {
   readonly payer: Uint8Array;
 }
 
+/** The auth module's default `MaxMemoCharacters`, which the SDK counts in bytes. */
+const MAX_MEMO_BYTES = 256;
+
+/** The SDK's `ValidateMemoDecorator`, the first ante check after the transaction's form. */
+function checkMemo(tx: NativeTransaction): void {
+  const length = Buffer.byteLength(tx.memo);
+  if (length > MAX_MEMO_BYTES) {
+    throw NativeError.sdk(
+      SdkError.MemoTooLarge,
+      `maximum number of characters is ${MAX_MEMO_BYTES} but received ${length} characters`,
+    );
+  }
+}
+
 /**
- * The ante checks, reading `state` only: gas, fee payer, fee, association rules, sequence
+ * The ante checks, reading `state` only: the memo, gas, fee payer, fee, association rules, sequence
  * (`expectedSequence` counts the signer's transactions waiting ahead of it) and signature. A
  * simulation skips what the SDK's simulate mode skips: the gas limit, the minimum fee and the
  * signature (clients simulate before they know the gas, so before they sign).
@@ -89,6 +103,7 @@ export async function checkAnte(
   pendingAhead: bigint,
   simulation = false,
 ): Promise<AnteOutcome> {
+  checkMemo(tx);
   if (tx.signedByMessage) {
     const payer = await bankAccountOf(state, tx.signer.bytes);
     await checkFreeAssociation(state, tx, new Bank(state, rules.denoms), payer);

@@ -29,6 +29,8 @@ export interface NativeTransaction {
   readonly raw: Uint8Array;
   readonly hash: Uint8Array;
   readonly messages: readonly NativeMessage[];
+  /** Its body's note, which the ante bounds. */
+  readonly memo: string;
   /** The one signer: its compressed key and native address. */
   readonly pubKey: Uint8Array;
   readonly signer: NamedAddress;
@@ -83,7 +85,7 @@ export function decodeNativeTransaction(raw: Uint8Array): NativeTransaction {
   const authInfo = decodeProto('AuthInfo', () => AuthInfo.decode(txRaw.authInfoBytes));
   if (body.messages.length === 0) throw NativeError.sdk(SdkError.InvalidRequest, 'must contain at least one message');
   if (authInfo.signerInfos.length === 0 && txRaw.signatures.length === 0) {
-    const association = decodeAssociationBySignature(raw, txRaw, body.messages);
+    const association = decodeAssociationBySignature(raw, txRaw, body);
     if (association !== undefined) return association;
   }
   const [signerInfo, ...otherSigners] = authInfo.signerInfos;
@@ -115,6 +117,7 @@ export function decodeNativeTransaction(raw: Uint8Array): NativeTransaction {
     raw,
     hash: sha256(raw),
     messages,
+    memo: body.memo,
     pubKey,
     signer,
     sequence: signerInfo.sequence,
@@ -161,7 +164,7 @@ function associationKey(fields: Record<'customMessage' | 'r' | 's' | 'v', string
 function decodeAssociationBySignature(
   raw: Uint8Array,
   txRaw: TxRaw,
-  messages: readonly { typeUrl: string; value: Uint8Array }[],
+  { messages, memo }: TxBody,
 ): NativeTransaction | undefined {
   const [message, ...others] = messages;
   if (message?.typeUrl !== MsgAssociateBySignature.typeUrl || others.length > 0) return undefined;
@@ -173,6 +176,7 @@ function decodeAssociationBySignature(
     raw,
     hash: sha256(raw),
     messages: [{ kind: 'associate', typeUrl: message.typeUrl }],
+    memo,
     pubKey,
     signer: { text: encodeNativeAddress(signerBytes), bytes: signerBytes },
     sequence: 0n,
