@@ -3,13 +3,15 @@
  * target: under 50 ms). The pool is filled with transfers from the ten dev accounts whose nonces
  * start at 1, so every one waits behind a nonce gap and stays pooled; `max_tx_pool_txs` and the
  * queue limits are raised to hold and list them all. Calls go one at a time over keep-alive HTTP;
- * a call's time runs from the request to the last byte of the answer.
+ * a call's time runs from the request to the last byte of the answer. Then the pool's own time to
+ * admit into a full pool of 5,000 senders (`full-pool-admission.ts`).
  */
 import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { rpc } from './chain-rpc.js';
 import { startEvmnode } from './chain-servers.js';
 import { devSenders, SENDER_COUNT, signEthTransfers } from './chain-workload.js';
+import { benchFullPoolAdmission } from './full-pool-admission.js';
 
 const POOLED = 5_000;
 const PER_SENDER = POOLED / SENDER_COUNT;
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
   } finally {
     await server.stop();
   }
+  await benchFullPoolAdmission(POOLED);
 }
 
 /** Submits every transaction, a few at a time; any rejection stops the bench. */

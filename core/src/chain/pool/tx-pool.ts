@@ -5,6 +5,7 @@ import { comparePrice, effectiveTip, feeCap, tipCap, type PooledTransaction } fr
 import { claimedChainId, decodeSignedTransaction, fastTxOptions, feeFieldsOf } from './raw-transaction.js';
 import { Rejections } from './rejections.js';
 import { slotsOf } from './tx-slots.js';
+import { EvictionOrder } from './eviction-order.js';
 import { nativeTxHash, wrapEvmTransaction } from '../native-tx.js';
 import { ChainParams } from '../chain-params.js';
 import type { SenderPool } from '../../api/tx-pool-reader.js';
@@ -110,6 +111,12 @@ export class TxPool {
   readonly #bySender = new Map<PrefixedHexString, SenderTxs>();
   readonly #byHash = new Map<PrefixedHexString, PooledTransaction>();
   readonly #decodeOptions: TxOptions;
+  readonly #evictionOrder = new EvictionOrder(
+    (sender) => this.#bySender.get(sender)!.last(),
+    () => this.#bySender.keys(),
+  );
+  /** Senders holding more than `accountSlots` transactions, the first a full pool evicts from. */
+  readonly #aboveShare = new Set<SenderTxs>();
   #arrivals = 0;
   /** The slots the pooled transactions take. */
   #slots = 0;
@@ -259,11 +266,22 @@ export class TxPool {
   #hold(pooled: PooledTransaction): void {
     this.#byHash.set(pooled.hash, pooled);
     this.#slots += slotsOf(pooled.raw);
+    this.#senderChanged(pooled.sender);
   }
 
   #forget(pooled: PooledTransaction): void {
     this.#byHash.delete(pooled.hash);
     this.#slots -= slotsOf(pooled.raw);
+    this.#senderChanged(pooled.sender);
+  }
+
+  /** Keeps what eviction looks up in step with a change to `sender`'s transactions. */
+  #senderChanged(sender: PrefixedHexString): void {
+    this.#evictionOrder.changed(sender);
+    const txs = this.#bySender.get(sender);
+    if (txs === undefined) return;
+    if (txs.byNonce.size > this.limits.accountSlots) this.#aboveShare.add(txs);
+    else this.#aboveShare.delete(txs);
   }
 
   /** Applies `change` to a sender's transactions, keeping the count of queued ones in step. */
@@ -440,28 +458,45 @@ export class TxPool {
     while (this.limits.size - this.#slots + evictions.slots < needed) {
       let victim: SenderTxs | undefined;
       if (shareLeft) {
-        for (const txs of this.#bySender.values()) {
+        for (const txs of this.#aboveShare) {
           const held = evictions.left(txs);
           if (txs !== own && held > Math.max(this.limits.accountSlots, victim ? evictions.left(victim) : 0))
             victim = txs;
         }
       }
       if (victim === undefined) {
-        let cheapest: PooledTransaction | undefined;
-        for (const txs of this.#bySender.values()) {
-          if (txs === own || evictions.left(txs) === 0) continue;
-          const candidate = evictions.next(txs);
-          if (cheapest === undefined || comparePrice(candidate.tx, cheapest.tx, baseFee) < 0) {
-            [victim, cheapest] = [txs, candidate];
-          }
-        }
-        if (victim === undefined || cheapest === undefined) throw Rejections.poolFull();
-        if (comparePrice(tx, cheapest.tx, baseFee) <= 0) throw Rejections.underpricedForFullPool();
+        const cheapest = this.#cheapestToEvict(own, evictions, baseFee);
+        if (cheapest === undefined) throw Rejections.poolFull();
+        if (comparePrice(tx, cheapest.pooled.tx, baseFee) <= 0) throw Rejections.underpricedForFullPool();
+        victim = cheapest.txs;
       }
       const evicted = evictions.take(victim);
       if (queued && evicted.nonce < victim.gap) throw Rejections.futureReplacesPending();
     }
     for (const evicted of evictions.transactions) this.#discard(evicted);
+  }
+
+  /** The sender, `own` aside, whose next transaction to evict pays least at `baseFee`, and that transaction. */
+  #cheapestToEvict(
+    own: SenderTxs | undefined,
+    evictions: EvictionPlan,
+    baseFee: bigint,
+  ): { readonly txs: SenderTxs; readonly pooled: PooledTransaction } | undefined {
+    let cheapest: { txs: SenderTxs; pooled: PooledTransaction } | undefined;
+    const consider = (txs: SenderTxs | undefined) => {
+      if (txs === undefined || txs === own || evictions.left(txs) === 0) return;
+      const pooled = evictions.next(txs);
+      if (cheapest === undefined || comparePrice(pooled.tx, cheapest.pooled.tx, baseFee) < 0)
+        cheapest = { txs, pooled };
+    };
+    // Senders the plan took from are looked at apart: their next transaction is not their last.
+    const passed = (sender: PrefixedHexString) => {
+      const txs = this.#bySender.get(sender);
+      return txs === own || evictions.touches(txs!);
+    };
+    for (const sender of this.#evictionOrder.candidates(baseFee, passed)) consider(this.#bySender.get(sender));
+    for (const txs of evictions.senders()) consider(txs);
+    return cheapest;
   }
 }
 
@@ -472,6 +507,15 @@ class EvictionPlan {
   readonly #taken = new Map<SenderTxs, number>();
   /** The nonces, highest first, of senders some of whose transactions are taken. */
   readonly #noncesDown = new Map<SenderTxs, bigint[]>();
+
+  /** Whether some of the sender's transactions are to be evicted. */
+  touches(txs: SenderTxs): boolean {
+    return this.#taken.has(txs);
+  }
+
+  senders(): IterableIterator<SenderTxs> {
+    return this.#taken.keys();
+  }
 
   /** How many of the sender's transactions are not to be evicted. */
   left(txs: SenderTxs): number {
