@@ -67,5 +67,6 @@ export { BlockDurations } from './chain/block-durations.js';
 export { NativePool } from './chain/native/native-pool.js';
 export { EvictionOrder } from './chain/pool/eviction-order.js';
 export { TxPool } from './chain/pool/tx-pool.js';
+export { PriorityQueue } from './chain/pool/priority-queue.js';
 export type { StoredNativeTx } from './chain/records.js';
 export { receiptsRootOf } from './chain/records.js';

@@ -6,6 +6,7 @@ import { claimedChainId, decodeSignedTransaction, fastTxOptions, feeFieldsOf } f
 import { Rejections } from './rejections.js';
 import { slotsOf } from './tx-slots.js';
 import { EvictionOrder } from './eviction-order.js';
+import { PriorityQueue } from './priority-queue.js';
 import { nativeTxHash, wrapEvmTransaction } from '../native-tx.js';
 import { ChainParams } from '../chain-params.js';
 import type { SenderPool } from '../../api/tx-pool-reader.js';
@@ -204,24 +205,19 @@ export class TxPool {
     this.#expire(performance.now());
     // Each transaction's tip worked out once: a block's selection compares thousands of them.
     const ranked = (pooled: PooledTransaction) => ({ pooled, tip: effectiveTip(pooled.tx, baseFee) });
-    const heads: { readonly pooled: PooledTransaction; readonly tip: bigint }[] = [];
+    type Ranked = ReturnType<typeof ranked>;
+    const heads = new PriorityQueue<Ranked>((a, b) =>
+      a.tip !== b.tip ? a.tip > b.tip : a.pooled.arrival < b.pooled.arrival,
+    );
     for (const [sender, nonce] of stateNonces) {
       const head = this.#bySender.get(sender)?.byNonce.get(nonce);
       if (head !== undefined && feeCap(head.tx) >= baseFee) heads.push(ranked(head));
     }
-    const before = (a: (typeof heads)[number], b: (typeof heads)[number]): boolean =>
-      a.tip !== b.tip ? a.tip > b.tip : a.pooled.arrival < b.pooled.arrival;
     const ordered: PooledTransaction[] = [];
-    // Few senders have ready heads at once; a sorted insert keeps the code plain.
-    heads.sort((a, b) => (before(a, b) ? -1 : 1));
-    while (heads.length > 0) {
-      const next = heads.shift()!.pooled;
-      ordered.push(next);
-      const following = this.#bySender.get(next.sender)?.byNonce.get(next.nonce + 1n);
-      if (following === undefined || feeCap(following.tx) < baseFee) continue;
-      const head = ranked(following);
-      const at = heads.findIndex((candidate) => before(head, candidate));
-      heads.splice(at === -1 ? heads.length : at, 0, head);
+    for (let next = heads.pop(); next !== undefined; next = heads.pop()) {
+      ordered.push(next.pooled);
+      const following = this.#bySender.get(next.pooled.sender)?.byNonce.get(next.pooled.nonce + 1n);
+      if (following !== undefined && feeCap(following.tx) >= baseFee) heads.push(ranked(following));
     }
     return ordered;
   }
