@@ -448,6 +448,7 @@ export class TxPool {
    * refused newcomer changes nothing.
    */
   #makeRoomInPool(tx: TypedTransaction, own: SenderTxs | undefined, queued: boolean, needed: number): void {
+    if (this.limits.size - this.#slots >= needed) return;
     const evictions = new EvictionPlan();
     const shareLeft = (own?.byNonce.size ?? 0) < this.limits.accountSlots;
     const baseFee = this.chain.nextBaseFee();
