@@ -170,12 +170,9 @@ describe('debug-trace: methods, errors and limits', () => {
   });
 
   it('refuses blocks beyond max_trace_lookback_blocks', async () => {
-    const head = Number((await rpc(node.url, 'eth_blockNumber')).result);
     while (Number((await rpc(node.url, 'eth_blockNumber')).result) <= Number(block.height) + 20) {
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
-    const now = Number((await rpc(node.url, 'eth_blockNumber')).result);
-    expect(now).to.be.greaterThan(head);
     const { error } = await rpc(node.url, 'debug_traceTransaction', [block.hashes[0], NOOP]);
     expect(error).to.deep.equal({
       code: -32000,
