@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { Transaction, type HDNodeWallet } from 'ethers';
+import { HELD_ANSWERS_BUSY } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, lower, sign, submit } from '../support/chain-kit.js';
 import { errorOf, overHttp, overWs, resultOf } from '../support/rpc-answers.js';
@@ -24,6 +25,24 @@ async function submitNonces(
     raws.set(nonce, raw);
   }
   return raws;
+}
+
+/** 120 KB of call data: a transaction of four 32 KB slots, whose JSON is built again at each call. */
+const LARGE_DATA = `0x${'ab'.repeat(120 * 1024)}`;
+
+/** Signs and submits, from each wallet, `count` transactions carrying {@link LARGE_DATA}; the signed bytes by sender. */
+async function submitLarge(url: string, wallets: readonly HDNodeWallet[], count: number) {
+  const submitted = new Map<string, Map<number, string>>();
+  for (const wallet of wallets) {
+    const raws = new Map<number, string>();
+    for (let nonce = 0; nonce < count; nonce++) {
+      const raw = await sign(wallet, { nonce, to: RECIPIENT, data: LARGE_DATA, gasLimit: 5_000_000n });
+      await submit(url, raw);
+      raws.set(nonce, raw);
+    }
+    submitted.set(wallet.address, raws);
+  }
+  return submitted;
 }
 
 /** `txpool_content`'s expected `pending` entry of a sender: its transactions by decimal nonce. */
@@ -137,6 +156,63 @@ describe('txpool_content', function () {
         queued: {},
       });
     });
+  });
+
+  describe('on a pool of large transactions', () => {
+    let node: TestNode;
+    let submitted: Map<string, Map<number, string>>;
+    let expected: unknown;
+    before(async () => {
+      // Room for one answer of twenty such transactions (5 MB), not for two.
+      node = await startTestNode({ config: { ...NO_BLOCKS, evm: { max_held_answer_bytes: 8 * 1024 * 1024 } } });
+      submitted = await submitLarge(node.url, [devWallet(7), devWallet(8)], 10);
+      const senders = [...submitted.keys()].sort((a, b) => (lower(a) < lower(b) ? -1 : 1));
+      expected = {
+        pending: Object.fromEntries(senders.map((sender) => [sender, expectedEntry(submitted.get(sender)!)])),
+        queued: {},
+      };
+    });
+    after(() => node.stop());
+
+    it('lists them exactly, call after call', async () => {
+      for (let call = 0; call < 2; call++) {
+        expect(await resultOf(overHttp(node.url), 'txpool_content')).to.deep.equal(expected);
+      }
+    });
+
+    it('takes room for its answer among the answers held for clients: a second answer at once gets -32005', async () => {
+      // Two clients at once: the second call finds the first's answer, still being built, holding the room.
+      const answers = await Promise.all([rpc(node.url, 'txpool_content'), rpc(node.url, 'txpool_content')]);
+      const refused = answers.filter((answer) => answer.error !== undefined);
+      expect(refused.map((answer) => answer.error)).to.deep.equal([{ code: -32005, message: HELD_ANSWERS_BUSY }]);
+      expect(answers.find((answer) => answer.error === undefined).result).to.deep.equal(expected);
+      // The room is given back with the answer.
+      expect(await resultOf(overHttp(node.url), 'txpool_content')).to.deep.equal(expected);
+    });
+  });
+
+  it('answers other calls while it builds a large answer', async () => {
+    const node = await startTestNode({ config: NO_BLOCKS });
+    try {
+      // Forty transactions of 240 KB of JSON each: some 100 ms of building, in turns of a few.
+      await submitLarge(node.url, [devWallet(6), devWallet(7), devWallet(8), devWallet(9)], 10);
+      let built = false;
+      const content = rpc(node.url, 'txpool_content').then((answer) => {
+        built = true;
+        return answer;
+      });
+      // One call after another until the answer comes: built in one piece, it would let none
+      // through once started, and only the one or two sent before it started.
+      let answeredMeanwhile = 0;
+      while (!built) {
+        expect((await rpc(node.url, 'eth_blockNumber')).result).to.equal('0x0');
+        if (!built) answeredMeanwhile++;
+      }
+      expect(Object.keys((await content).result.pending)).to.have.length(4);
+      expect(answeredMeanwhile).to.be.at.least(5);
+    } finally {
+      await node.stop();
+    }
   });
 
   it('is absent (-32601) when the txpool plugin is not loaded', async () => {

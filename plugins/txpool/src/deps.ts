@@ -5,6 +5,7 @@ export const deps = {
   pool: CoreTokens.TxPoolReader,
   views: CoreTokens.ChainViews,
   config: CoreTokens.Config,
+  heldAnswers: CoreTokens.HeldAnswers,
 };
 
 export type Deps = typeof deps;
