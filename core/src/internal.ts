@@ -43,6 +43,7 @@ export { getSolidityString, putSolidityString } from './chain/native/solidity-st
 export { POINTER_RUNTIME_CODE } from './chain/native/pointer-code.js';
 export { StoredChainViews } from './views/chain-views.js';
 export { IndexedLogQuery } from './logs/log-query.js';
+export { GatheredLogsRoom } from './logs/gathered-logs-room.js';
 export { LargeQueryRate } from './logs/large-query-rate.js';
 export { PoolReader } from './chain/pool/pool-reader.js';
 export { decodeSignedTransaction, fastTxOptions } from './chain/pool/raw-transaction.js';

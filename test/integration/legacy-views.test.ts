@@ -1,7 +1,7 @@
 import { bech32 } from '@scure/base';
 import { expect } from 'chai';
 import { hexlify, Interface, Wallet } from 'ethers';
-import { devAccounts, pointerAddressOf } from '@evmnode/core';
+import { devAccounts, HeldAnswers, pointerAddressOf } from '@evmnode/core';
 import { IndexedLogQuery } from '@evmnode/core/internal';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, GWEI, nextBlocks, sign, submit, waitForReceipt } from '../support/chain-kit.js';
@@ -253,11 +253,11 @@ describe('the eth_, ext_ and ext2_ views of one block: [native send, EVM transac
     expect((await rpc(node.url, 'ext2_getBlockReceipts', [height])).result[3].logs).to.deep.equal([
       { ...evmLog('0x3', '0x0'), synthetic: false },
     ]);
-    const logQuery = new IndexedLogQuery(node.node.chain, {
-      maxBlocks: 2000,
-      maxOpenEndedLogs: 10_000,
-      clientShare: 1,
-    });
+    const logQuery = new IndexedLogQuery(
+      node.node.chain,
+      { maxBlocks: 2000, maxOpenEndedLogs: 10_000, clientShare: 1 },
+      new HeldAnswers(256 * 1024 * 1024),
+    );
     const logs = (await logQuery.logs({ blockHash: blockHash as `0x${string}`, topics: [] }, 'ext')).toJSON() as any[];
     expect(logs.map((log: any) => [log.transactionHash, log.transactionIndex, log.logIndex])).to.deep.equal([
       [pointerTransfer, '0x0', '0x0'],

@@ -1104,3 +1104,45 @@ describe('polled filters: the room their criteria take', () => {
     }
   });
 });
+
+describe('eth_getLogs: the room the logs found take in max_held_answer_bytes', () => {
+  /** Runtime code emitting one log of 64 KiB of zeros: PUSH3 0x010000, PUSH1 0, LOG0, STOP. */
+  const LARGE_LOG_RUNTIME = '620100006000a000';
+  /** Init code returning {@link LARGE_LOG_RUNTIME}: CODECOPY its 8 bytes from offset 12, RETURN them. */
+  const LARGE_LOG_INIT = `0x6008600c60003960086000f3${LARGE_LOG_RUNTIME}`;
+  const LARGE_LOG_DATA = `0x${'00'.repeat(64 * 1024)}`;
+
+  it('refuses a query whose logs alone pass it, gives the room back, and serves one that fits', async function () {
+    this.timeout(60_000);
+    // Room for seven logs of 64 KiB (128 KiB of JSON each), not for ten.
+    const node = await startTestNode({ config: { evm: { max_held_answer_bytes: 1024 * 1024 } } });
+    try {
+      const sender = devWallet(5);
+      const deployed = await waitForReceipt(
+        node.url,
+        await submit(node.url, await sign(sender, { nonce: 0, data: LARGE_LOG_INIT, gasLimit: 100_000n })),
+      );
+      const emitterAddress = deployed.contractAddress as string;
+      const heights: number[] = [];
+      for (let nonce = 1; nonce <= 10; nonce++) {
+        const raw = await sign(sender, { nonce, to: emitterAddress, gasLimit: 700_000n });
+        heights.push(Number((await waitForReceipt(node.url, await submit(node.url, raw))).blockNumber));
+      }
+      const query = (toBlock: number) => ({
+        address: emitterAddress,
+        fromBlock: quantity(heights[0]!),
+        toBlock: quantity(toBlock),
+      });
+      expect(await errorOf(node.url, 'eth_getLogs', [query(heights[9]!)])).to.deep.equal({
+        code: -32005,
+        message: 'log response too large: the logs found pass 1 MiB; query fewer blocks',
+      });
+      const logs = (await rpc(node.url, 'eth_getLogs', [query(heights[6]!)])).result as LogJson[];
+      expect(logs.map((log) => [log.blockNumber, log.data])).to.deep.equal(
+        heights.slice(0, 7).map((height) => [quantity(height), LARGE_LOG_DATA]),
+      );
+    } finally {
+      await node.stop();
+    }
+  });
+});

@@ -9,6 +9,7 @@ import {
   bucketKey,
   Database,
   devAccounts,
+  HeldAnswers,
   pointerAddressOf,
   SyntheticTxError,
   type NativeLayer,
@@ -394,11 +395,11 @@ describe('log queries in the ext view: synthetic pointer-transfer logs first in 
     const block = (await node.node.chain.store.blockAt(native.height))!;
     const [syntheticHash] = block.synthetic.ext;
 
-    const logQuery = new IndexedLogQuery(node.node.chain, {
-      maxBlocks: 2000,
-      maxOpenEndedLogs: 10_000,
-      clientShare: 1,
-    });
+    const logQuery = new IndexedLogQuery(
+      node.node.chain,
+      { maxBlocks: 2000, maxOpenEndedLogs: 10_000, clientShare: 1 },
+      new HeldAnswers(256 * 1024 * 1024),
+    );
     const criteria = { blockHash: block.hash, addresses: [pointer as `0x${string}`], topics: [] };
     const word = (hex: string) => `0x${hex.replace(/^0x/, '').toLowerCase().padStart(64, '0')}`;
     const transferTopic = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';

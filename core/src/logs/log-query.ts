@@ -11,6 +11,8 @@ import { toQuantity } from '../rpc/hex-codecs.js';
 import { RawJson } from '../rpc/raw-json.js';
 import type { FoundLog, LogQuery, LogQueryLimits, LogRange, LogView } from '../api/log-query.js';
 import { LargeQueryRate } from './large-query-rate.js';
+import { GatheredLogsRoom } from './gathered-logs-room.js';
+import type { HeldAnswers } from '../transport/held-answers.js';
 
 /** Queries over more blocks than this are large: they share one rate limit, as in the reference node, and each client its share of it. */
 const LARGE_QUERY_BLOCKS = 100;
@@ -39,6 +41,7 @@ export class IndexedLogQuery implements LogQuery {
   constructor(
     private readonly chain: Chain,
     readonly limits: LogQueryLimits,
+    private readonly heldAnswers: HeldAnswers,
   ) {
     this.#largeQueries = new LargeQueryRate(LARGE_QUERIES_PER_SECOND, limits.clientShare);
   }
@@ -95,20 +98,24 @@ export class IndexedLogQuery implements LogQuery {
   async #findEvm(match: LogMatch, from: number, to: number, limit: number, after?: LogPosition): Promise<FoundLog[]> {
     const matcher = new LogMatcher(match);
     const found: FoundLog[] = [];
+    const room = new GatheredLogsRoom(this.heldAnswers);
     const keep = (position: LogPosition, stored: Uint8Array, exact: boolean) => {
       if (after !== undefined && comparePositions(position, after) <= 0) return;
-      if (exact || storedLogMatches(stored, matcher)) found.push({ position, json: storedLogJson(stored) });
+      if (!exact && !storedLogMatches(stored, matcher)) return;
+      const json = storedLogJson(stored);
+      room.take(json.length);
+      found.push({ position, json });
     };
     const indexes = candidateIndexes(match);
-    if (indexes.length === 0) {
-      for await (const { position, stored } of this.chain.store.storedLogsBetween(from, to)) {
-        if (found.length >= limit) break;
-        keep(position, stored, false);
-      }
-      return found;
-    }
     const scans: IndexScan[] = [];
     try {
+      if (indexes.length === 0) {
+        for await (const { position, stored } of this.chain.store.storedLogsBetween(from, to)) {
+          if (found.length >= limit) break;
+          keep(position, stored, false);
+        }
+        return found;
+      }
       const { index, blocks } = await this.#candidates(indexes, from, to, limit, scans);
       const exact = indexes[index]!.exact;
       let pending: Candidate[] = [];
@@ -130,6 +137,7 @@ export class IndexedLogQuery implements LogQuery {
       }
       if (found.length < limit) await check();
     } finally {
+      room.release();
       await Promise.all(scans.map((scan) => scan.close()));
     }
     return found;

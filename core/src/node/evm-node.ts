@@ -139,7 +139,8 @@ export class EvmNode {
     // A factory, not a value: tsyringe takes a null value for a missing registration.
     container.register(CoreTokens.Metrics, { useFactory: () => metrics });
     container.register(CoreTokens.RequestHooks, { useValue: new RequestHooks() });
-    container.register(CoreTokens.HeldAnswers, { useValue: new HeldAnswers(core.evm.max_held_answer_bytes) });
+    const heldAnswers = new HeldAnswers(core.evm.max_held_answer_bytes);
+    container.register(CoreTokens.HeldAnswers, { useValue: heldAnswers });
     container.register(CoreTokens.UnfinishedRequests, {
       useValue: new UnfinishedRequests(core.evm.max_unfinished_request_bytes),
     });
@@ -212,7 +213,7 @@ export class EvmNode {
       maxOpenEndedLogs: core.evm.max_log_no_block,
       clientShare: core.evm.max_client_share,
     };
-    container.register(CoreTokens.LogQuery, { useValue: new IndexedLogQuery(chain, logLimits) });
+    container.register(CoreTokens.LogQuery, { useValue: new IndexedLogQuery(chain, logLimits, heldAnswers) });
     const registry = container.resolve<MethodRegistry>(InternalTokens.MethodRegistry);
     const hooks = container.resolve<RequestHooks>(CoreTokens.RequestHooks);
     // Every node runs the gate, legacy plugins loaded or not: it is what keeps them fail-closed.
