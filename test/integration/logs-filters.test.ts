@@ -1105,24 +1105,26 @@ describe('polled filters: the room their criteria take', () => {
   });
 });
 
-describe('eth_getLogs: the room the logs found take in max_held_answer_bytes', () => {
-  /** Runtime code emitting one log of 64 KiB of zeros: PUSH3 0x010000, PUSH1 0, LOG0, STOP. */
-  const LARGE_LOG_RUNTIME = '620100006000a000';
-  /** Init code returning {@link LARGE_LOG_RUNTIME}: CODECOPY its 8 bytes from offset 12, RETURN them. */
-  const LARGE_LOG_INIT = `0x6008600c60003960086000f3${LARGE_LOG_RUNTIME}`;
-  const LARGE_LOG_DATA = `0x${'00'.repeat(64 * 1024)}`;
+describe('logs of megabytes', () => {
+  /**
+   * Init code of a contract that emits one log of `size` zero bytes (below 16 MiB) and stops:
+   * CODECOPY the 8-byte runtime PUSH3 size, PUSH1 0, LOG0, STOP from offset 12, RETURN it.
+   */
+  const largeLogInit = (size: number) => `0x6008600c60003960086000f362${size.toString(16).padStart(6, '0')}6000a000`;
 
-  it('refuses a query whose logs alone pass it, gives the room back, and serves one that fits', async function () {
+  /** Deploys a {@link largeLogInit} contract from `sender` at nonce 0; its address. */
+  async function deployLargeLogEmitter(url: string, sender: HDNodeWallet, size: number): Promise<string> {
+    const raw = await sign(sender, { nonce: 0, data: largeLogInit(size), gasLimit: 100_000n });
+    return (await waitForReceipt(url, await submit(url, raw))).contractAddress as string;
+  }
+
+  it('eth_getLogs refuses a query whose logs alone pass max_held_answer_bytes, gives the room back, and serves one that fits', async function () {
     this.timeout(60_000);
     // Room for seven logs of 64 KiB (128 KiB of JSON each), not for ten.
     const node = await startTestNode({ config: { evm: { max_held_answer_bytes: 1024 * 1024 } } });
     try {
       const sender = devWallet(5);
-      const deployed = await waitForReceipt(
-        node.url,
-        await submit(node.url, await sign(sender, { nonce: 0, data: LARGE_LOG_INIT, gasLimit: 100_000n })),
-      );
-      const emitterAddress = deployed.contractAddress as string;
+      const emitterAddress = await deployLargeLogEmitter(node.url, sender, 64 * 1024);
       const heights: number[] = [];
       for (let nonce = 1; nonce <= 10; nonce++) {
         const raw = await sign(sender, { nonce, to: emitterAddress, gasLimit: 700_000n });
@@ -1139,8 +1141,35 @@ describe('eth_getLogs: the room the logs found take in max_held_answer_bytes', (
       });
       const logs = (await rpc(node.url, 'eth_getLogs', [query(heights[6]!)])).result as LogJson[];
       expect(logs.map((log) => [log.blockNumber, log.data])).to.deep.equal(
-        heights.slice(0, 7).map((height) => [quantity(height), LARGE_LOG_DATA]),
+        heights.slice(0, 7).map((height) => [quantity(height), `0x${'00'.repeat(64 * 1024)}`]),
       );
+    } finally {
+      await node.stop();
+    }
+  });
+
+  it('keeps a few megabytes of the latest receipts in memory, not thousands of receipts whatever their logs', async function () {
+    this.timeout(60_000);
+    const node = await startTestNode({
+      plugins: ['eth-query', 'eth-send'],
+      config: { consensus: { block_time: 100 } },
+    });
+    try {
+      const sender = devWallet(6);
+      // Each transaction fills most of a block with one log of 1 MiB: 2 MiB of hex in its receipt.
+      const emitterAddress = await deployLargeLogEmitter(node.url, sender, 1024 * 1024);
+      globalThis.gc?.();
+      const heapBefore = process.memoryUsage().heapUsed;
+      const raws = await Promise.all(
+        Array.from({ length: 30 }, (_, index) =>
+          sign(sender, { nonce: index + 1, to: emitterAddress, gasLimit: 11_000_000n }),
+        ),
+      );
+      const hashes = await submitTogether(node.url, raws);
+      expect((await waitForReceipt(node.url, hashes.at(-1)!)).status).to.equal('0x1');
+      globalThis.gc?.();
+      // Kept by count, the 30 receipts held 60 MiB of hex strings.
+      expect((process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024).to.be.below(30);
     } finally {
       await node.stop();
     }

@@ -39,8 +39,19 @@ const BLOCK_CACHE_BYTES = 8 * 1024 * 1024;
  */
 const LOCATION_CACHE_ENTRIES = 20_000;
 
-/** Receipts (about 1 KB each) of the last blocks committed here, which clients poll for as they commit. */
-const RECEIPT_CACHE_ENTRIES = 4_096;
+/**
+ * Memory for the receipts of the last blocks committed here, which clients poll for as they
+ * commit: about seven full blocks of transfers. Counted in bytes, not receipts: a receipt may carry
+ * a megabyte of logs, and 4,096 such receipts filled the heap.
+ */
+const RECEIPT_CACHE_BYTES = 4 * 1024 * 1024;
+
+/** About what a receipt takes in memory: 1 KB of fields (the bloom is half of it), and its logs' hex. */
+function receiptBytes(receipt: ReceiptRecord): number {
+  let bytes = 1024;
+  for (const log of receipt.logs) bytes += 200 + log.data.length + 70 * log.topics.length;
+  return bytes;
+}
 const DENOMS_KEY = 'denoms';
 
 function uint32BE(value: number): Uint8Array {
@@ -64,8 +75,8 @@ export class ChainStore {
   readonly #locations = new LRUCache<PrefixedHexString, TxLocation>({ max: LOCATION_CACHE_ENTRIES });
   /** By height, one entry per block: a full block's commit adds one entry, not hundreds. */
   readonly #receipts = new LRUCache<number, readonly ReceiptRecord[]>({
-    maxSize: RECEIPT_CACHE_ENTRIES,
-    sizeCalculation: (receipts) => receipts.length,
+    maxSize: RECEIPT_CACHE_BYTES,
+    sizeCalculation: (receipts) => receipts.reduce((bytes, receipt) => bytes + receiptBytes(receipt), 0),
   });
   /**
    * The last height published: RocksDB shows a batch to reads as soon as it is written (before
