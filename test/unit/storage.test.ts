@@ -68,6 +68,19 @@ function kvStoreContract(name: string, open: () => Promise<KvStore>): void {
       expect(await collect(store.iterate({ reverse: true, limit: 2 }))).to.deep.equal(['04', '03']);
     });
 
+    it('iterates every entry in order, values of megabytes among small ones', async () => {
+      const sizes = [300 * 1024, 10, 1024 * 1024, 0, 256 * 1024 - 3, ...Array<number>(300).fill(100), 700 * 1024];
+      const batch = store.batch();
+      sizes.forEach((size, index) =>
+        batch.put(Uint8Array.of(index >> 8, index & 0xff), new Uint8Array(size).fill(index)),
+      );
+      await batch.write();
+      const seen: [number, number, number][] = [];
+      for await (const [key, value] of store.iterate())
+        seen.push([key[0]! * 256 + key[1]!, value.length, value[0] ?? -1]);
+      expect(seen).to.deep.equal(sizes.map((size, index) => [index, size, size === 0 ? -1 : index & 0xff]));
+    });
+
     it('reads many values at once, in the order asked, with undefined for missing keys', async () => {
       await store.batch().put(bytes(1), bytes(11)).put(bytes(2), bytes(22)).write();
       const values = await store.getMany([bytes(2), bytes(9), bytes(1)]);

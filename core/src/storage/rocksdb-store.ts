@@ -10,6 +10,7 @@ type IteratorOptions = Parameters<RocksDb['iterator']>[0] & object;
 type RocksDbIterator = ReturnType<RocksDb['iterator']>;
 
 const SCAN_BATCH_BYTES = 256 * 1024;
+/** A run of entries taken at once ends at this many, or once it holds SCAN_BATCH_BYTES: values may be megabytes each. */
 const RUN_ENTRIES = 256;
 
 // The package is CommonJS while its type declarations describe an ES default export.
@@ -134,23 +135,26 @@ export class RocksDbStore implements KvStore {
     this.#iterators.add(iterator);
     // Entries are taken in runs through callbacks, one promise per run rather than per entry.
     const nextRun = () =>
-      this.#call<(readonly [Buffer, Buffer])[]>((done) => {
+      this.#call<{ run: (readonly [Buffer, Buffer])[]; ended: boolean }>((done) => {
         const run: (readonly [Buffer, Buffer])[] = [];
+        let bytes = 0;
         const step = () =>
           iterator.next((error, key, value) => {
-            if (error) done(error);
+            if (error) return done(error);
+            if (key === undefined) return done(null, { run, ended: true });
             // keyAsBuffer and valueAsBuffer make both Buffers.
-            else if (key === undefined) done(null, run);
-            else if (run.push([key as Buffer, value as Buffer]) >= RUN_ENTRIES) done(null, run);
+            run.push([key as Buffer, value as Buffer]);
+            bytes += (key as Buffer).length + (value as Buffer).length;
+            if (run.length >= RUN_ENTRIES || bytes >= SCAN_BATCH_BYTES) done(null, { run, ended: false });
             else step();
           });
         step();
       });
     try {
       for (;;) {
-        const run = await nextRun();
+        const { run, ended } = await nextRun();
         yield* run;
-        if (run.length < RUN_ENTRIES) return;
+        if (ended) return;
       }
     } finally {
       await this.#end(iterator);
