@@ -3,7 +3,7 @@
  * change in any release.
  */
 export { Dispatcher } from './rpc/dispatcher.js';
-export { joinedBody } from './rpc/response-text.js';
+export { wsFragments } from './rpc/response-text.js';
 export { MethodRegistry } from './rpc/method-registry.js';
 export { RequestHooks } from './rpc/request-hooks.js';
 export { LEGACY_METHODS } from './rpc/legacy-method-names.js';

@@ -40,10 +40,11 @@ function lazyClient(url: string, body: string): { socket: Socket; read(): Promis
         let received = 0;
         socket.on('data', (chunk: Buffer) => (received += chunk.length));
         socket.on('close', () => resolve(received));
-        // A connection the node kept open is read whole: it is done once the answer stops coming.
+        // A connection the node kept open is read whole: it is done once the answer, begun, stops
+        // coming (a batch may take over a second to start answering on a busy machine).
         let last = -1;
         const idle = setInterval(() => {
-          if (received === last) {
+          if (received > 0 && received === last) {
             clearInterval(idle);
             socket.destroy();
           }

@@ -1151,7 +1151,7 @@ describe('logs of megabytes', () => {
   it('keeps a few megabytes of the latest receipts in memory, not thousands of receipts whatever their logs', async function () {
     this.timeout(60_000);
     const node = await startTestNode({
-      plugins: ['eth-query', 'eth-send'],
+      plugins: ['eth-query', 'eth-send', 'filters'],
       config: { consensus: { block_time: 100 } },
     });
     try {
@@ -1170,6 +1170,20 @@ describe('logs of megabytes', () => {
       globalThis.gc?.();
       // Kept by count, the 30 receipts held 60 MiB of hex strings.
       expect((process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024).to.be.below(30);
+      // Over WebSocket, an answer of 6 MiB in pieces comes as one message sent in fragments.
+      const heights = await Promise.all(
+        hashes.slice(-3).map(async (hash) => (await waitForReceipt(node.url, hash)).blockNumber as string),
+      );
+      const client = await WsClient.connect(node.wsUrl);
+      try {
+        const criteria = { address: emitterAddress, fromBlock: heights[0], toBlock: heights[2] };
+        const logs = (await client.call('eth_getLogs', [criteria])).result as LogJson[];
+        expect(logs.map((log) => [log.blockNumber, log.data])).to.deep.equal(
+          heights.map((height) => [height, `0x${'00'.repeat(1024 * 1024)}`]),
+        );
+      } finally {
+        client.close();
+      }
     } finally {
       await node.stop();
     }

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { HeldAnswers, type MethodDefinition, type Transport } from '@evmnode/core';
-import { Dispatcher, joinedBody, MethodRegistry, RequestHooks, RpcRequest } from '@evmnode/core/internal';
+import { Dispatcher, MethodRegistry, RequestHooks, RpcRequest, wsFragments } from '@evmnode/core/internal';
 import { coreConfigWith } from './config.js';
 
 /** A dispatcher over the given methods, with the node's real registry, hooks and error mapping. */
@@ -27,7 +27,9 @@ export function dispatcherHarness(methods: readonly MethodDefinition[], config: 
   ): Promise<string | undefined> {
     // A response is text, or UTF-8 bytes for results that are already JSON.
     const answer = await dispatcher.dispatch(JSON.parse(body) as unknown, body, request);
-    return answer === undefined ? undefined : joinedBody(answer).toString();
+    return answer === undefined
+      ? undefined
+      : Buffer.concat(wsFragments(answer).map((fragment) => Buffer.from(fragment))).toString();
   }
 
   /** Sends a value and returns the parsed response. */

@@ -117,13 +117,14 @@ export class HeldAnswers {
   }
 
   /**
-   * Sends a text message (UTF-8 when a Buffer), counting what is left of it unwritten; the
-   * connection is closed should the message still be unwritten after {@link WS_WRITE_TIMEOUT_MS}.
+   * Sends a text message (UTF-8 when a Buffer), or a fragment of one when `fin` is false, counting
+   * what is left of it unwritten; the connection is closed should it still be unwritten after
+   * {@link WS_WRITE_TIMEOUT_MS}.
    */
-  sendWs(client: WebSocket, text: string | Buffer): void {
+  sendWs(client: WebSocket, text: string | Buffer, fin = true): void {
     const before = client.bufferedAmount;
     let written: (() => void) | undefined;
-    client.send(text, { binary: false }, () => written?.());
+    client.send(text, { binary: false, fin }, () => written?.());
     const unwritten = client.bufferedAmount - before;
     if (unwritten === 0) return;
     this.#guard(

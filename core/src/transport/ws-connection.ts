@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { Connection, ConnectionStateKey } from '../rpc/request-context.js';
-import { joinedBody, type ResponseBody } from '../rpc/response-text.js';
+import { wsFragments, type ResponseBody } from '../rpc/response-text.js';
 import type { HeldAnswers } from './held-answers.js';
 
 /**
@@ -32,7 +32,11 @@ export class WsConnection implements Connection {
       this.socket.terminate();
       return false;
     }
-    this.heldAnswers.sendWs(this.socket, joinedBody(text));
+    // All fragments go out in this turn: a message sent meanwhile would be taken for their continuation.
+    const fragments = wsFragments(text);
+    fragments.forEach((fragment, index) =>
+      this.heldAnswers.sendWs(this.socket, fragment, index === fragments.length - 1),
+    );
     return true;
   }
 
