@@ -31,7 +31,11 @@ export interface FoundLog {
   readonly json: Uint8Array;
 }
 
-/** The log queries behind `eth_getLogs` and the filters, with the reference node's checks and limits. */
+/**
+ * The log queries behind `eth_getLogs` and the filters, with the reference node's checks and
+ * limits. Since 2.13.0 the logs a query finds take room among the answers held for clients
+ * (`HeldAnswers`) until it returns: -32005 past it.
+ */
 export interface LogQuery {
   readonly limits: LogQueryLimits;
   /**

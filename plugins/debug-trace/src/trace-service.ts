@@ -242,11 +242,17 @@ export class TraceService {
       else request.signal.addEventListener('abort', requestEnded, { once: true });
       const tracers = new TracersMade(this.answerRoom);
       const run = { signal: stop.signal, deadline: Date.now() + timeoutMs, timeoutError, room: tracers.room };
-      return trace(run, tracers).finally(() => {
-        clearTimeout(timer);
-        request.signal.removeEventListener('abort', requestEnded);
-        tracers.dispose();
-      });
+      return trace(run, tracers)
+        .then((result) => {
+          // A trace that kept the thread past its deadline, before the timer could fire, timed out all the same.
+          if (Date.now() >= run.deadline) throw timeoutError();
+          return result;
+        })
+        .finally(() => {
+          clearTimeout(timer);
+          request.signal.removeEventListener('abort', requestEnded);
+          tracers.dispose();
+        });
     });
   }
 
