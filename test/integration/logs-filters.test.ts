@@ -13,6 +13,7 @@ import {
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import {
   blockNumber,
+  CHAIN_ID,
   devWallet,
   lower,
   quantity,
@@ -1186,6 +1187,74 @@ describe('logs of megabytes', () => {
       }
     } finally {
       await node.stop();
+    }
+  });
+});
+
+describe('logs by the hundred thousand', () => {
+  /** Init code that emits `count` empty LOG0s in a loop (about 410 gas each) and stops. */
+  const manyLogsInit = (count: number) => `0x62${count.toString(16).padStart(6, '0')}5b60006000a0600190038060045700`;
+  const LOGS_PER_TX = 28_000;
+  const TXS = 4;
+  let node: TestNode;
+  let range: { fromBlock: string; toBlock: string };
+
+  before(async function () {
+    this.timeout(60_000);
+    node = await startTestNode({
+      plugins: ['eth-query', 'eth-send', 'filters'],
+      config: { consensus: { block_time: 100 } },
+    });
+    const sender = devWallet(8);
+    const raws = await Promise.all(
+      Array.from({ length: TXS }, (_, nonce) =>
+        sign(sender, { nonce, data: manyLogsInit(LOGS_PER_TX), gasLimit: 12_000_000n }),
+      ),
+    );
+    const receipts = [];
+    for (const hash of await submitTogether(node.url, raws)) receipts.push(await waitForReceipt(node.url, hash));
+    expect(receipts.map((receipt) => receipt.logs.length)).to.deep.equal(Array(TXS).fill(LOGS_PER_TX));
+    range = { fromBlock: receipts[0].blockNumber, toBlock: receipts.at(-1).blockNumber };
+  });
+
+  after(() => node?.stop());
+
+  /** The answers to a batch of `eth_chainId` and an `eth_getLogs` of all those logs, checked. */
+  function expectBatchAnswered(answers: any[]): void {
+    expect(answers.map((answer) => answer.id)).to.deep.equal([1, 2]);
+    expect(answers[0].result).to.equal(quantity(CHAIN_ID));
+    expect(answers[1].error).to.equal(undefined);
+    const logs = answers[1].result as LogJson[];
+    expect(logs).to.have.length(TXS * LOGS_PER_TX);
+    expect([logs[0]!.logIndex, logs.at(-1)!.logIndex, logs.at(-1)!.blockNumber]).to.deep.equal([
+      '0x0',
+      quantity(LOGS_PER_TX - 1),
+      range.toBlock,
+    ]);
+  }
+
+  const batch = () =>
+    JSON.stringify([
+      { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_getLogs', params: [range] },
+    ]);
+
+  // Each log is two pieces of the answer: 224,000 once passed the argument limit of a call.
+  it('answers a batch whose logs come in hundreds of thousands of pieces over HTTP', async function () {
+    this.timeout(60_000);
+    const { status, text } = await post(node.url, batch());
+    expect(status).to.equal(200);
+    expectBatchAnswered(JSON.parse(text));
+  });
+
+  it('answers it over WebSocket, and the node keeps serving', async function () {
+    this.timeout(60_000);
+    const ws = await WsClient.connect(node.wsUrl);
+    try {
+      expectBatchAnswered(await ws.request(batch(), 'batch'));
+      expect((await ws.call('eth_blockNumber', [], 3)).result).to.match(/^0x[0-9a-f]+$/);
+    } finally {
+      ws.close();
     }
   });
 });

@@ -41,7 +41,7 @@ export class IndexScan {
     for (let index = 0; index < heads.length; index++) {
       const head = heads[index];
       if (head?.height !== height) continue;
-      candidates.push(...candidatesOf(head));
+      for (const candidate of candidatesOf(head)) candidates.push(candidate);
       heads[index] = await nextOf(this.#iterators[index]!);
     }
     if (heads.length > 1) candidates.sort((a, b) => a.position.logIndex - b.position.logIndex);

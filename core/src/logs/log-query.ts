@@ -131,7 +131,8 @@ export class IndexedLogQuery implements LogQuery {
         pending = [];
       };
       for await (const block of blocks) {
-        pending.push(...block);
+        // Not spread into push: a 60M-gas block may hold 140,000 logs, past a call's argument limit.
+        for (const candidate of block) pending.push(candidate);
         if (pending.length >= READ_CHUNK) await check();
         if (found.length >= limit) break;
       }

@@ -69,7 +69,8 @@ function joinBatch(texts: readonly (ResponseBody | undefined)[]): ResponseBody |
     parts.push(index === 0 ? BATCH_OPEN : BATCH_COMMA);
     if (typeof text === 'string') parts.push(Buffer.from(text));
     else if (Buffer.isBuffer(text)) parts.push(text);
-    else parts.push(...text);
+    // Not spread into push: an answer of a few hundred thousand pieces would pass the call's argument limit.
+    else for (const part of text) parts.push(part);
   });
   parts.push(BATCH_CLOSE);
   return parts;
@@ -102,6 +103,9 @@ export class Dispatcher {
 
   /** The answer to a body that is not valid JSON. */
   static readonly PARSE_ERROR = errorText('null', { code: ErrorCode.ParseError, message: 'parse error' });
+
+  /** The answer to a request whose serving failed outside any call (the call's own failures are answered by id). */
+  static readonly INTERNAL_ERROR = errorText('null', INTERNAL);
 
   /** The answer to a body `parseRequestJson` refused with `error`: not JSON, or too many waiting to be read. */
   static unreadable(error: unknown): string {

@@ -148,6 +148,10 @@ export class WsTransport {
     try {
       const answer = await this.dispatcher.dispatch(body, text, request);
       if (answer !== undefined) connection.send(answer);
+    } catch (error) {
+      // As an HTTP request's 500: the client hears of it, and the failure never goes unhandled (which would stop the node).
+      this.logger.error({ err: error, connection: connection.id }, 'WebSocket request failed');
+      connection.send(Dispatcher.INTERNAL_ERROR);
     } finally {
       running.delete(request);
     }

@@ -17,7 +17,8 @@ export function blockTraceJson(entries: readonly BlockTraceEntry[]): RawJson {
       parts.push(Buffer.from(before + JSON.stringify(entry)));
     } else {
       parts.push(Buffer.from(`${before}{"txHash":${JSON.stringify(entry.txHash)},"result":`));
-      parts.push(...jsonOf(entry.result).parts, ENTRY_END);
+      for (const part of jsonOf(entry.result).parts) parts.push(part);
+      parts.push(ENTRY_END);
     }
   });
   if (entries.length === 0) parts.push(Buffer.from('['));
