@@ -4,6 +4,7 @@
  */
 export { Dispatcher } from './rpc/dispatcher.js';
 export { wsFragments } from './rpc/response-text.js';
+export { JsonArrayPacker } from './rpc/raw-json.js';
 export { MethodRegistry } from './rpc/method-registry.js';
 export { RequestHooks } from './rpc/request-hooks.js';
 export { LEGACY_METHODS } from './rpc/legacy-method-names.js';

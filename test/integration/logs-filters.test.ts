@@ -1202,8 +1202,8 @@ describe('logs by the hundred thousand', () => {
   before(async function () {
     this.timeout(60_000);
     node = await startTestNode({
-      plugins: ['eth-query', 'eth-send', 'filters'],
-      config: { consensus: { block_time: 100 } },
+      plugins: ['eth-query', 'eth-send', 'filters', 'ext-legacy'],
+      config: { consensus: { block_time: 100 }, evm: { enabled_legacy_ext_apis: ['ext_getLogs'] } },
     });
     const sender = devWallet(8);
     const raws = await Promise.all(
@@ -1245,6 +1245,14 @@ describe('logs by the hundred thousand', () => {
     const { status, text } = await post(node.url, batch());
     expect(status).to.equal(200);
     expectBatchAnswered(JSON.parse(text));
+  });
+
+  it('gives them all in the ext view too, each marked not synthetic', async function () {
+    this.timeout(60_000);
+    const logs = (await rpc(node.url, 'ext_getLogs', [range])).result as (LogJson & { synthetic: boolean })[];
+    expect(logs).to.have.length(TXS * LOGS_PER_TX);
+    expect(logs.every((log) => log.synthetic === false)).to.equal(true);
+    expect([logs[0]!.logIndex, logs.at(-1)!.logIndex]).to.deep.equal(['0x0', quantity(LOGS_PER_TX - 1)]);
   });
 
   it('answers it over WebSocket, and the node keeps serving', async function () {

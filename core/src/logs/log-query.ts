@@ -8,7 +8,7 @@ import type { LogIndexKey, LogPosition } from './log-index.js';
 import { InvalidInputError, LimitExceededError } from '../errors/rpc-error.js';
 import type { BlockNumberOrTag } from '../rpc/block-codecs.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
-import { RawJson } from '../rpc/raw-json.js';
+import { JsonArrayPacker, RawJson } from '../rpc/raw-json.js';
 import type { FoundLog, LogQuery, LogQueryLimits, LogRange, LogView } from '../api/log-query.js';
 import { LargeQueryRate } from './large-query-rate.js';
 import { GatheredLogsRoom } from './gathered-logs-room.js';
@@ -54,8 +54,16 @@ export class IndexedLogQuery implements LogQuery {
       throw new LimitExceededError('log query rate limit exceeded for large queries, please try again later');
     }
     const limit = range.openEnded ? this.limits.maxOpenEndedLogs : Number.POSITIVE_INFINITY;
-    const found = await this.find(criteria, range.from, range.to, limit, undefined, view);
-    return RawJson.array(found.map(({ json }) => json));
+    // Packed as they are found: half a million logs kept as objects until the end cost the
+    // garbage collector pauses of up to 200 ms, and listing them as pieces a second of writing.
+    const packer = new JsonArrayPacker();
+    await this.#gather(criteria, range.from, range.to, limit, undefined, view, {
+      get count() {
+        return packer.count;
+      },
+      add: (_position, json) => packer.append(json),
+    });
+    return packer.end();
   }
 
   /**
@@ -84,7 +92,7 @@ export class IndexedLogQuery implements LogQuery {
     return { from, to, openEnded };
   }
 
-  find(
+  async find(
     match: LogMatch,
     from: number,
     to: number,
@@ -92,29 +100,57 @@ export class IndexedLogQuery implements LogQuery {
     after?: LogPosition,
     view: LogView = 'eth',
   ): Promise<FoundLog[]> {
-    return view === 'eth' ? this.#findEvm(match, from, to, limit, after) : this.#findExt(match, from, to, limit, after);
+    const found: FoundLog[] = [];
+    await this.#gather(match, from, to, limit, after, view, {
+      get count() {
+        return found.length;
+      },
+      add: (position, json) => found.push({ position, json }),
+    });
+    return found;
   }
 
-  async #findEvm(match: LogMatch, from: number, to: number, limit: number, after?: LogPosition): Promise<FoundLog[]> {
+  /** Adds the logs `match` selects in the range, in `view`, to `found`, in order, until it holds `limit`. */
+  #gather(
+    match: LogMatch,
+    from: number,
+    to: number,
+    limit: number,
+    after: LogPosition | undefined,
+    view: LogView,
+    found: FoundLogSink,
+  ): Promise<void> {
+    return view === 'eth'
+      ? this.#findEvm(match, from, to, limit, after, found)
+      : this.#findExt(match, from, to, limit, after, found);
+  }
+
+  async #findEvm(
+    match: LogMatch,
+    from: number,
+    to: number,
+    limit: number,
+    after: LogPosition | undefined,
+    found: FoundLogSink,
+  ): Promise<void> {
     const matcher = new LogMatcher(match);
-    const found: FoundLog[] = [];
     const room = new GatheredLogsRoom(this.heldAnswers);
     const keep = (position: LogPosition, stored: Uint8Array, exact: boolean) => {
       if (after !== undefined && comparePositions(position, after) <= 0) return;
       if (!exact && !storedLogMatches(stored, matcher)) return;
       const json = storedLogJson(stored);
       room.take(json.length);
-      found.push({ position, json });
+      found.add(position, json);
     };
     const indexes = candidateIndexes(match);
     const scans: IndexScan[] = [];
     try {
       if (indexes.length === 0) {
         for await (const { position, stored } of this.chain.store.storedLogsBetween(from, to)) {
-          if (found.length >= limit) break;
+          if (found.count >= limit) break;
           keep(position, stored, false);
         }
-        return found;
+        return;
       }
       const { index, blocks } = await this.#candidates(indexes, from, to, limit, scans);
       const exact = indexes[index]!.exact;
@@ -125,7 +161,7 @@ export class IndexedLogQuery implements LogQuery {
           unread.length === 0 ? [] : await this.chain.store.storedLogs(unread.map(({ position }) => position));
         let next = 0;
         for (const candidate of pending) {
-          if (found.length >= limit) break;
+          if (found.count >= limit) break;
           keep(candidate.position, candidate.stored ?? stored[next++]!, exact);
         }
         pending = [];
@@ -134,14 +170,13 @@ export class IndexedLogQuery implements LogQuery {
         // Not spread into push: a 60M-gas block may hold 140,000 logs, past a call's argument limit.
         for (const candidate of block) pending.push(candidate);
         if (pending.length >= READ_CHUNK) await check();
-        if (found.length >= limit) break;
+        if (found.count >= limit) break;
       }
-      if (found.length < limit) await check();
+      if (found.count < limit) await check();
     } finally {
       room.release();
       await Promise.all(scans.map((scan) => scan.close()));
     }
-    return found;
   }
 
   /**
@@ -172,35 +207,56 @@ export class IndexedLogQuery implements LogQuery {
 
   /**
    * The `ext` view: a block's synthetic logs (few: one per pointer transfer) come first, so its
-   * EVM logs and their transactions move up by that many places.
+   * EVM logs and their transactions move up by that many places. Both are found in order, and
+   * merged as the EVM logs are found.
    */
-  async #findExt(match: LogMatch, from: number, to: number, limit: number, after?: LogPosition): Promise<FoundLog[]> {
-    if (from > (await this.chain.store.lastSyntheticLogHeight())) {
-      return (await this.#findEvm(match, from, to, limit, after)).map((log) => inExtView(log, 0));
-    }
-    const matcher = new LogMatcher(match);
-    const syntheticCount = new Map<number, number>();
+  async #findExt(
+    match: LogMatch,
+    from: number,
+    to: number,
+    limit: number,
+    after: LogPosition | undefined,
+    found: FoundLogSink,
+  ): Promise<void> {
     const synthetic: FoundLog[] = [];
-    const scanSynthetic = async () => {
+    const shifts = new Map<number, number>();
+    if (from <= (await this.chain.store.lastSyntheticLogHeight())) {
+      const matcher = new LogMatcher(match);
       for await (const { position, stored } of this.chain.store.syntheticLogsBetween(from, to)) {
-        syntheticCount.set(position.height, (syntheticCount.get(position.height) ?? 0) + 1);
-        if (storedLogMatches(stored, matcher)) synthetic.push({ position, json: storedLogJson(stored) });
+        shifts.set(position.height, (shifts.get(position.height) ?? 0) + 1);
+        const unseen = after === undefined || comparePositions(position, after) > 0;
+        if (unseen && storedLogMatches(stored, matcher)) synthetic.push({ position, json: storedLogJson(stored) });
+      }
+    }
+    const shift = (height: number) => shifts.get(height) ?? 0;
+    let next = 0;
+    /** Adds the synthetic logs of the blocks up to `height`, all of them by default. */
+    const addSynthetic = (height = Number.POSITIVE_INFINITY) => {
+      for (; next < synthetic.length && synthetic[next]!.position.height <= height && found.count < limit; next++) {
+        found.add(synthetic[next]!.position, synthetic[next]!.json);
       }
     };
-    const shift = (height: number) => syntheticCount.get(height) ?? 0;
-    // `after` is an `ext` position: the EVM scan needs its block's shift first. Without it, both scans run at once.
-    const evm =
-      after === undefined
-        ? (await Promise.all([scanSynthetic(), this.#findEvm(match, from, to, limit)]))[1]
-        : await scanSynthetic().then(() =>
-            this.#findEvm(match, from, to, limit, { ...after, logIndex: after.logIndex - shift(after.height) }),
-          );
-    const found = [...synthetic, ...evm.map((log) => inExtView(log, shift(log.position.height)))];
-    return found
-      .filter(({ position }) => after === undefined || comparePositions(position, after) > 0)
-      .sort((a, b) => comparePositions(a.position, b.position))
-      .slice(0, limit);
+    // `after` is an `ext` position: the EVM scan resumes after the EVM log it moved up.
+    const evmAfter = after === undefined ? undefined : { ...after, logIndex: after.logIndex - shift(after.height) };
+    await this.#findEvm(match, from, to, limit, evmAfter, {
+      get count() {
+        return found.count;
+      },
+      add: (position, json) => {
+        addSynthetic(position.height);
+        if (found.count >= limit) return;
+        const moved = inExtView({ position, json }, shift(position.height));
+        found.add(moved.position, moved.json);
+      },
+    });
+    addSynthetic();
   }
+}
+
+/** Where a query puts the logs it finds, in order. */
+interface FoundLogSink {
+  readonly count: number;
+  add(position: LogPosition, json: Uint8Array): void;
 }
 
 /** A candidate index of a query: a union of index keys, and whether its entries all match. */
