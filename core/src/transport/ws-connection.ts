@@ -21,13 +21,14 @@ export class WsConnection implements Connection {
     private readonly heldAnswers: HeldAnswers,
   ) {}
 
+  /** False from the moment the socket starts closing (a slow consumer dropped, too), before its close event. */
   get isOpen(): boolean {
-    return this.#open;
+    return this.#open && this.socket.readyState === this.socket.OPEN;
   }
 
   /** Sends a response as it is, always as a text frame. */
   send(text: ResponseBody): boolean {
-    if (!this.#open) return false;
+    if (!this.isOpen) return false;
     if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
       this.socket.terminate();
       return false;

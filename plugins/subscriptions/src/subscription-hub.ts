@@ -1,5 +1,6 @@
 import {
   ClientQuota,
+  EventLoopTurns,
   CriteriaRoom,
   criteriaValues,
   defineConnectionState,
@@ -80,6 +81,8 @@ export class SubscriptionHub {
   readonly #logs: SubscriptionKind;
   readonly #criteriaRoom: CriteriaRoom;
   #stopListening: (() => void) | undefined;
+  /** Settles once the blocks committed so far are published. */
+  #published = Promise.resolve();
 
   constructor(
     private readonly chain: ChainReader,
@@ -91,7 +94,10 @@ export class SubscriptionHub {
   }
 
   start(): void {
-    this.#stopListening = this.chain.onBlock((committed) => this.#publish(committed));
+    this.#stopListening = this.chain.onBlock((committed) => {
+      // One block after another, each whole: a block's notifications never mix with the next one's.
+      this.#published = this.#published.then(() => this.#publish(committed));
+    });
   }
 
   stop(): void {
@@ -152,25 +158,41 @@ export class SubscriptionHub {
     return id;
   }
 
-  #publish({ block, receipts }: CommittedBlock): void {
-    if (this.#newHeads.byId.size > 0) {
+  /**
+   * Pushes a block to the subscriptions held when it is published, in turns of the event loop: a
+   * block of 28,000 logs pushed to ten subscriptions of every log held the node's thread for 5.7 s.
+   */
+  async #publish({ block, receipts }: CommittedBlock): Promise<void> {
+    const turns = new EventLoopTurns();
+    const newHeads = [...this.#newHeads.byId.values()];
+    if (newHeads.length > 0) {
       const header = formatHeader(block);
-      for (const subscription of this.#newHeads.byId.values()) notify(subscription, header);
+      for (const subscription of newHeads) await this.#notify(this.#newHeads, subscription, header, turns);
     }
     if (this.#logs.byId.size === 0) return;
+    const logs = [...this.#logs.byId.values()];
     for (const receipt of receipts) {
       for (const log of receipt.logs) {
         let json: Record<string, unknown> | undefined;
-        for (const subscription of this.#logs.byId.values()) {
+        for (const subscription of logs) {
           if (!subscription.logs!.matches(log.address, log.topics)) continue;
           json ??= formatLog(log, block.hash, block.height);
-          notify(subscription, json);
+          await this.#notify(this.#logs, subscription, json, turns);
         }
       }
     }
   }
-}
 
-function notify(subscription: Subscription, result: unknown): void {
-  subscription.connection.notify('eth_subscription', { subscription: subscription.id, result });
+  /** Notifies `subscription` unless it ended (or its connection closed) while the block was being pushed. */
+  async #notify(
+    kind: SubscriptionKind,
+    subscription: Subscription,
+    result: unknown,
+    turns: EventLoopTurns,
+  ): Promise<void> {
+    if (!kind.byId.has(subscription.id) || !subscription.connection.isOpen) return;
+    subscription.connection.notify('eth_subscription', { subscription: subscription.id, result });
+    const turn = turns.pause();
+    if (turn !== undefined) await turn;
+  }
 }
