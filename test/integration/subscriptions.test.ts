@@ -1073,3 +1073,50 @@ describe('eth_subscribe: a block of many logs pushed to many subscriptions', fun
     }
   });
 });
+
+describe('eth_subscribe: a client whose pushes fall behind the chain', function () {
+  this.timeout(120_000);
+  const manyLogsInit = (count: number) => `0x62${count.toString(16).padStart(6, '0')}5b60006000a0600190038060045700`;
+  let node: TestNode;
+  before(async () => {
+    node = await startTestNode({
+      plugins: ['eth-query', 'eth-send', 'subscriptions'],
+      config: { consensus: { block_time: 20 } },
+    });
+  });
+  after(() => node.stop());
+
+  it('closes its connections (1008) once it is 16 blocks behind, while another client gets every header', async () => {
+    // 2,500 subscriptions (the client's share) that match none of 28,000 logs: matching alone
+    // takes far longer than 16 blocks of 20 ms.
+    const heavy = await Promise.all([1_000, 1_000, 500].map(() => WsClient.connect(node.wsUrl)));
+    const watcher = await WsClient.connect(node.wsUrl, {}, '127.0.0.2');
+    try {
+      const criteria = { address: '0x00000000000000000000000000000000000000ff' };
+      await Promise.all(
+        [1_000, 1_000, 500].map(async (count, index) => {
+          for (let subscription = 0; subscription < count; subscription++) {
+            await subscribe(heavy[index]!, ['logs', criteria]);
+          }
+        }),
+      );
+      const heads = await subscribe(watcher, ['newHeads']);
+      const raw = await sign(devWallet(9), { nonce: 0, data: manyLogsInit(28_000), gasLimit: 12_000_000n });
+      const { blockNumber } = await waitForReceipt(node.url, await submit(node.url, raw));
+      for (const client of heavy) {
+        expect(await client.closed).to.deep.equal({
+          code: 1008,
+          reason: 'subscriptions more than 16 blocks behind the chain',
+        });
+      }
+      // The watcher's headers go on past the block, one per height, none missed.
+      while (!resultsOf(watcher, heads).some((header) => Number(header.number) > Number(blockNumber) + 20)) {
+        await sleep(20);
+      }
+      const heights = resultsOf(watcher, heads).map((header) => Number(header.number));
+      expect(heights).to.deep.equal(heights.map((_, index) => heights[0]! + index));
+    } finally {
+      for (const client of [...heavy, watcher]) client.close();
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import { createServer, STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { inject, injectable } from '../di/decorators.js';
@@ -64,7 +65,7 @@ export class WsTransport {
     });
     server.on('connection', (socket, req) => {
       this.unfinished.guardWs(socket, req.socket);
-      this.#accept(socket, clientOf(req.socket.remoteAddress), req.headers.origin);
+      this.#accept(socket, req.socket, clientOf(req.socket.remoteAddress), req.headers.origin);
     });
     this.#http = http;
     this.#server = server;
@@ -94,8 +95,8 @@ export class WsTransport {
    * `client` (`clientOf` the peer's address) and `origin` are the upgrade request's: every message
    * of the connection comes from that client and page. A client's connections share its shares.
    */
-  #accept(socket: WebSocket, client: string, origin: string | undefined): void {
-    const connection = new WsConnection(`ws-${++this.#nextConnectionId}`, socket, this.heldAnswers);
+  #accept(socket: WebSocket, upgraded: Duplex, client: string, origin: string | undefined): void {
+    const connection = new WsConnection(`ws-${++this.#nextConnectionId}`, socket, upgraded, this.heldAnswers);
     const running = new Set<RpcRequest>();
     let inFlight = 0;
     socket.on('message', (data) => {

@@ -1,11 +1,8 @@
 import {
   ClientQuota,
-  EventLoopTurns,
   CriteriaRoom,
   criteriaValues,
   defineConnectionState,
-  formatHeader,
-  formatLog,
   InvalidInputError,
   LimitExceededError,
   MAX_HELD_CRITERIA_VALUES,
@@ -15,7 +12,10 @@ import {
   type CommittedBlock,
   type Connection,
   type LogMatch,
+  type PluginContext,
 } from '@evmnode/core';
+import { BlockPush } from './block-push.js';
+import { ClientPublisher } from './client-publisher.js';
 
 interface Subscription {
   readonly id: string;
@@ -74,19 +74,21 @@ const CAP_REACHED = 'no new subscription can be created';
  * WebSocket subscriptions (interface.md §4.10, §6): each committed block is pushed, once it is
  * durable, as a `newHeads` header and as one notification per matching log, in chain order.
  * Subscriptions belong to their connection and end with it; a consumer too slow to read is
- * disconnected by the transport.
+ * disconnected by the transport, and a client whose blocks are pushed too far behind the chain
+ * by its publisher ({@link ClientPublisher}).
  */
 export class SubscriptionHub {
   readonly #newHeads: SubscriptionKind;
   readonly #logs: SubscriptionKind;
   readonly #criteriaRoom: CriteriaRoom;
   #stopListening: (() => void) | undefined;
-  /** Settles once the blocks committed so far are published. */
-  #published = Promise.resolve();
+  /** The publishers of the clients whose blocks are being pushed. */
+  readonly #publishers = new Map<string, ClientPublisher>();
 
   constructor(
     private readonly chain: ChainReader,
     private readonly limits: SubscriptionLimits,
+    private readonly logger: PluginContext['logger'],
   ) {
     this.#newHeads = new SubscriptionKind(limits.maxNewHeads, limits.clientShare);
     this.#logs = new SubscriptionKind(limits.maxLogs, limits.clientShare);
@@ -94,10 +96,7 @@ export class SubscriptionHub {
   }
 
   start(): void {
-    this.#stopListening = this.chain.onBlock((committed) => {
-      // One block after another, each whole: a block's notifications never mix with the next one's.
-      this.#published = this.#published.then(() => this.#publish(committed));
-    });
+    this.#stopListening = this.chain.onBlock((committed) => this.#publish(committed));
   }
 
   stop(): void {
@@ -159,40 +158,35 @@ export class SubscriptionHub {
   }
 
   /**
-   * Pushes a block to the subscriptions held when it is published, in turns of the event loop: a
-   * block of 28,000 logs pushed to ten subscriptions of every log held the node's thread for 5.7 s.
+   * Hands a committed block to the publisher of each client holding subscriptions, with those
+   * subscriptions ({@link ClientPublisher}): pushed in one turn, a block of 28,000 logs to ten
+   * subscriptions of every log held the node's thread for 5.7 s.
    */
-  async #publish({ block, receipts }: CommittedBlock): Promise<void> {
-    const turns = new EventLoopTurns();
-    const newHeads = [...this.#newHeads.byId.values()];
-    if (newHeads.length > 0) {
-      const header = formatHeader(block);
-      for (const subscription of newHeads) await this.#notify(this.#newHeads, subscription, header, turns);
-    }
-    if (this.#logs.byId.size === 0) return;
-    const logs = [...this.#logs.byId.values()];
-    for (const receipt of receipts) {
-      for (const log of receipt.logs) {
-        let json: Record<string, unknown> | undefined;
-        for (const subscription of logs) {
-          if (!subscription.logs!.matches(log.address, log.topics)) continue;
-          json ??= formatLog(log, block.hash, block.height);
-          await this.#notify(this.#logs, subscription, json, turns);
-        }
-      }
-    }
+  #publish(committed: CommittedBlock): void {
+    if (this.#newHeads.byId.size + this.#logs.byId.size === 0) return;
+    const byClient = new Map<string, { newHeads: Subscription[]; logs: Subscription[] }>();
+    const targetsOf = (clientId: string) => {
+      let targets = byClient.get(clientId);
+      if (targets === undefined) byClient.set(clientId, (targets = { newHeads: [], logs: [] }));
+      return targets;
+    };
+    for (const subscription of this.#newHeads.byId.values())
+      targetsOf(subscription.clientId).newHeads.push(subscription);
+    for (const subscription of this.#logs.byId.values()) targetsOf(subscription.clientId).logs.push(subscription);
+    const push = new BlockPush(committed);
+    for (const [clientId, { newHeads, logs }] of byClient) this.#publisherOf(clientId).push(push, newHeads, logs);
   }
 
-  /** Notifies `subscription` unless it ended (or its connection closed) while the block was being pushed. */
-  async #notify(
-    kind: SubscriptionKind,
-    subscription: Subscription,
-    result: unknown,
-    turns: EventLoopTurns,
-  ): Promise<void> {
-    if (!kind.byId.has(subscription.id) || !subscription.connection.isOpen) return;
-    subscription.connection.notify('eth_subscription', { subscription: subscription.id, result });
-    const turn = turns.pause();
-    if (turn !== undefined) await turn;
+  #publisherOf(clientId: string): ClientPublisher {
+    let publisher = this.#publishers.get(clientId);
+    if (publisher === undefined) {
+      publisher = new ClientPublisher(clientId, {
+        held: ({ id }) => this.#newHeads.byId.has(id) || this.#logs.byId.has(id),
+        idle: () => this.#publishers.delete(clientId),
+        failed: (error) => this.logger.error({ err: error, clientId }, 'pushing blocks to subscriptions failed'),
+      });
+      this.#publishers.set(clientId, publisher);
+    }
+    return publisher;
   }
 }
