@@ -1198,6 +1198,7 @@ describe('logs by the hundred thousand', () => {
   const TXS = 4;
   let node: TestNode;
   let range: { fromBlock: string; toBlock: string };
+  let lastReceipt: any;
 
   before(async function () {
     this.timeout(60_000);
@@ -1215,6 +1216,32 @@ describe('logs by the hundred thousand', () => {
     for (const hash of await submitTogether(node.url, raws)) receipts.push(await waitForReceipt(node.url, hash));
     expect(receipts.map((receipt) => receipt.logs.length)).to.deep.equal(Array(TXS).fill(LOGS_PER_TX));
     range = { fromBlock: receipts[0].blockNumber, toBlock: receipts.at(-1).blockNumber };
+    lastReceipt = receipts.at(-1);
+  });
+
+  it('gives a receipt of 28,000 logs whole: its logs as eth_getLogs gives them, and as eth_getBlockReceipts does', async function () {
+    this.timeout(60_000);
+    expect(Object.keys(lastReceipt)).to.deep.equal([
+      'blockHash',
+      'blockNumber',
+      'contractAddress',
+      'cumulativeGasUsed',
+      'effectiveGasPrice',
+      'from',
+      'gasUsed',
+      'logs',
+      'logsBloom',
+      'status',
+      'to',
+      'transactionHash',
+      'transactionIndex',
+      'type',
+    ]);
+    const logs = (await rpc(node.url, 'eth_getLogs', [{ blockHash: lastReceipt.blockHash }])).result;
+    expect(lastReceipt.logs).to.deep.equal(logs);
+    expect((await rpc(node.url, 'eth_getBlockReceipts', [lastReceipt.blockNumber])).result).to.deep.equal([
+      lastReceipt,
+    ]);
   });
 
   after(() => node?.stop());

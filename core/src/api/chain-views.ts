@@ -39,5 +39,12 @@ export interface ChainViews {
   transactionAt(ref: BlockRef, index: bigint, view?: BlockView): Promise<JsonObject | null>;
   /** A receipt, with indexes and log indexes as the view numbers them; synthetic ones have type 0xffffffff. */
   receipt(hash: PrefixedHexString, view?: BlockView): Promise<JsonObject | null>;
+  /**
+   * {@link receipt} as JSON text, as the methods serve it, its logs made in turns of the event
+   * loop (a receipt may hold 40,000 logs).
+   */
+  receiptJson(hash: PrefixedHexString, view?: BlockView): Promise<RawJson | null>;
   blockReceipts(ref: BlockRef, view?: BlockView): Promise<JsonObject[] | null>;
+  /** {@link blockReceipts} as JSON text, as the methods serve it, made in turns of the event loop. */
+  blockReceiptsJson(ref: BlockRef, view?: BlockView): Promise<RawJson | null>;
 }

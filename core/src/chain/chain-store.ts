@@ -61,7 +61,9 @@ function uint32BE(value: number): Uint8Array {
 }
 
 function json<T>(bytes: Uint8Array | undefined): T | undefined {
-  return bytes === undefined ? undefined : (JSON.parse(Buffer.from(bytes).toString('utf8')) as T);
+  // Read where it lies, not copied: copying a receipt of 28,000 logs (10 MB) took 30-40 ms.
+  if (bytes === undefined) return undefined;
+  return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8')) as T;
 }
 
 function jsonBytes(value: unknown): Uint8Array {

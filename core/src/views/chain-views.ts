@@ -2,14 +2,15 @@ import { createTxFromRLP, type TxOptions } from '@ethereumjs/tx';
 import type { PrefixedHexString } from '@ethereumjs/util';
 import { LRUCache } from 'lru-cache';
 import { formatBlock } from './block-json.js';
-import { formatReceipt, type ReceiptShift } from './receipt-json.js';
+import { appendReceiptJson, formatReceipt, type ReceiptShift } from './receipt-json.js';
 import { formatSyntheticReceipt, formatSyntheticTransaction } from './synthetic-json.js';
 import { formatTransaction } from './transaction-json.js';
 import type { Chain } from '../chain/chain.js';
 import type { TxLocation } from '../api/chain-reader.js';
 import { fastTxOptions } from '../chain/pool/raw-transaction.js';
-import type { BlockRecord, SyntheticTxRecord } from '../chain/records.js';
+import type { BlockRecord, ReceiptRecord, SyntheticTxRecord } from '../chain/records.js';
 import type { BlockRef } from '../rpc/block-codecs.js';
+import { EventLoopTurns } from '../rpc/event-loop-turns.js';
 import { RawJson } from '../rpc/raw-json.js';
 import { InvalidInputError, SyntheticTxError } from '../errors/rpc-error.js';
 import type { BlockView, ChainViews } from '../api/chain-views.js';
@@ -19,6 +20,16 @@ type Json = Record<string, unknown>;
 
 function blockAnswerKey(height: number, fullTransactions: boolean, view: BlockView): string {
   return `${height}/${fullTransactions}/${view}`;
+}
+
+const OPEN_BRACKET = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE_BRACKET = Buffer.from(']');
+const EMPTY_ARRAY = Buffer.from('[]');
+
+/** `value` as JSON text. */
+function jsonOf(value: unknown): RawJson {
+  return new RawJson(Buffer.from(JSON.stringify(value)));
 }
 
 /** Indexes above this are out of range whatever the block (geth decodes them as uint). */
@@ -153,41 +164,99 @@ export class StoredChainViews implements ChainViews {
   }
 
   async receipt(hash: PrefixedHexString, view: BlockView = 'eth'): Promise<Json | null> {
+    const found = await this.#receiptOf(hash, view);
+    if (found === undefined) return null;
+    if ('synthetic' in found)
+      return formatSyntheticReceipt(found.synthetic.record, found.synthetic.block, found.synthetic.index);
+    return formatReceipt(found.receipt, found.block, found.shift);
+  }
+
+  async receiptJson(hash: PrefixedHexString, view: BlockView = 'eth'): Promise<RawJson | null> {
+    const found = await this.#receiptOf(hash, view);
+    if (found === undefined) return null;
+    if ('synthetic' in found) return jsonOf(await this.receipt(hash, view));
+    const parts: Uint8Array[] = [];
+    await appendReceiptJson(parts, found.receipt, found.block, found.shift, new EventLoopTurns());
+    return new RawJson(parts);
+  }
+
+  async blockReceipts(ref: BlockRef, view: BlockView = 'eth'): Promise<Json[] | null> {
+    const found = await this.#blockReceiptsOf(ref, view);
+    if (found === undefined) return null;
+    const { block, synthetic, receipts, shift } = found;
+    return [
+      ...synthetic.map((record, index) => formatSyntheticReceipt(record, block, index)),
+      ...receipts.map((receipt) => formatReceipt(receipt, block, shift)),
+    ];
+  }
+
+  async blockReceiptsJson(ref: BlockRef, view: BlockView = 'eth'): Promise<RawJson | null> {
+    const found = await this.#blockReceiptsOf(ref, view);
+    if (found === undefined) return null;
+    const { block, synthetic, receipts, shift } = found;
+    const turns = new EventLoopTurns();
+    const parts: Uint8Array[] = [];
+    synthetic.forEach((record, index) => {
+      parts.push(
+        Buffer.from(`${index === 0 ? '[' : ','}${JSON.stringify(formatSyntheticReceipt(record, block, index))}`),
+      );
+    });
+    for (const [index, receipt] of receipts.entries()) {
+      parts.push(index + synthetic.length === 0 ? OPEN_BRACKET : COMMA);
+      await appendReceiptJson(parts, receipt, block, shift, turns);
+    }
+    parts.push(synthetic.length + receipts.length === 0 ? EMPTY_ARRAY : CLOSE_BRACKET);
+    return new RawJson(parts);
+  }
+
+  /** Where transaction `hash`'s receipt is, as the view shows it; a synthetic one's with its place. */
+  async #receiptOf(
+    hash: PrefixedHexString,
+    view: BlockView,
+  ): Promise<
+    | { receipt: ReceiptRecord; block: BlockRecord; shift: ReceiptShift | undefined }
+    | { synthetic: { record: SyntheticTxRecord; block: BlockRecord; index: number } }
+    | undefined
+  > {
     // On demand, a transaction in the block being made is answered once that block is committed.
     const production = this.chain.productionOf(hash);
     if (production !== undefined) await production;
     const location = await this.chain.store.locationOf(hash);
     if (location === undefined) {
-      if (view === 'eth') return null;
+      if (view === 'eth') return undefined;
       const synthetic = await this.#placedSynthetic(hash, view);
-      return synthetic === undefined
-        ? null
-        : formatSyntheticReceipt(synthetic.record, synthetic.block, synthetic.index);
+      return synthetic === undefined ? undefined : { synthetic };
     }
     const [receipt, block] = await Promise.all([
       this.chain.store.receiptAt(location),
       this.chain.store.blockAt(location.height),
     ]);
-    if (receipt === undefined || block === undefined) return null;
-    return view === 'eth'
-      ? formatReceipt(receipt, block)
-      : formatReceipt(receipt, block, await this.#shiftOf(block, view));
+    if (receipt === undefined || block === undefined) return undefined;
+    return { receipt, block, shift: view === 'eth' ? undefined : await this.#shiftOf(block, view) };
   }
 
-  async blockReceipts(ref: BlockRef, view: BlockView = 'eth'): Promise<Json[] | null> {
+  /** A block's receipts as the view lists them: its synthetic ones first (legacy views), then its EVM ones, shifted. */
+  async #blockReceiptsOf(
+    ref: BlockRef,
+    view: BlockView,
+  ): Promise<
+    | {
+        block: BlockRecord;
+        synthetic: SyntheticTxRecord[];
+        receipts: ReceiptRecord[];
+        shift: ReceiptShift | undefined;
+      }
+    | undefined
+  > {
     const block = await this.#blockRecord(ref);
-    if (block === undefined) return null;
-    const synthetic = syntheticHashes(block, view);
-    const [records, receipts] = await Promise.all([
-      Promise.all(synthetic.map((hash) => this.#syntheticRecord(block, hash))),
+    if (block === undefined) return undefined;
+    const hashes = syntheticHashes(block, view);
+    const [synthetic, receipts] = await Promise.all([
+      Promise.all(hashes.map((hash) => this.#syntheticRecord(block, hash))),
       Promise.all(block.transactions.map((_, index) => this.chain.store.receiptAt({ height: block.height, index }))),
     ]);
-    if (view === 'eth') return receipts.map((receipt) => formatReceipt(receipt!, block));
-    const shift = { transactions: synthetic.length, logs: syntheticLogCount(records) };
-    return [
-      ...records.map((record, index) => formatSyntheticReceipt(record, block, index)),
-      ...receipts.map((receipt) => formatReceipt(receipt!, block, shift)),
-    ];
+    const shift = view === 'eth' ? undefined : { transactions: hashes.length, logs: syntheticLogCount(synthetic) };
+    return { block, synthetic, receipts: receipts.map((receipt) => receipt!), shift };
   }
 
   /** Where a legacy view puts a block's EVM receipts: after its synthetic transactions and their logs. */

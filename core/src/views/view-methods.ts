@@ -53,7 +53,7 @@ export function blockViewMethods(views: ChainViews, { prefix, view }: ViewNamesp
     defineMethod({
       name: `${prefix}_getBlockReceipts`,
       params: [blockRef],
-      handler: ([block]) => views.blockReceipts(block, view),
+      handler: ([block]) => views.blockReceiptsJson(block, view),
     }),
   ];
 }
@@ -69,7 +69,7 @@ export function transactionViewMethods(views: ChainViews, { prefix, view }: View
     defineMethod({
       name: `${prefix}_getTransactionReceipt`,
       params: [hash],
-      handler: ([txHash]) => views.receipt(txHash, view),
+      handler: ([txHash]) => views.receiptJson(txHash, view),
     }),
     defineMethod({
       name: `${prefix}_getTransactionByBlockNumberAndIndex`,
