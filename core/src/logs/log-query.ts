@@ -57,7 +57,7 @@ export class IndexedLogQuery implements LogQuery {
     // Packed as they are found: half a million logs kept as objects until the end cost the
     // garbage collector pauses of up to 200 ms, and listing them as pieces a second of writing.
     const packer = new JsonArrayPacker();
-    await this.#gather(criteria, range.from, range.to, limit, undefined, view, {
+    await this.#gather({ match: criteria, from: range.from, to: range.to, limit }, view, {
       get count() {
         return packer.count;
       },
@@ -101,7 +101,7 @@ export class IndexedLogQuery implements LogQuery {
     view: LogView = 'eth',
   ): Promise<FoundLog[]> {
     const found: FoundLog[] = [];
-    await this.#gather(match, from, to, limit, after, view, {
+    await this.#gather({ match, from, to, limit, after }, view, {
       get count() {
         return found.length;
       },
@@ -111,28 +111,11 @@ export class IndexedLogQuery implements LogQuery {
   }
 
   /** Adds the logs `match` selects in the range, in `view`, to `found`, in order, until it holds `limit`. */
-  #gather(
-    match: LogMatch,
-    from: number,
-    to: number,
-    limit: number,
-    after: LogPosition | undefined,
-    view: LogView,
-    found: FoundLogSink,
-  ): Promise<void> {
-    return view === 'eth'
-      ? this.#findEvm(match, from, to, limit, after, found)
-      : this.#findExt(match, from, to, limit, after, found);
+  #gather(search: LogSearch, view: LogView, found: FoundLogSink): Promise<void> {
+    return view === 'eth' ? this.#findEvm(search, found) : this.#findExt(search, found);
   }
 
-  async #findEvm(
-    match: LogMatch,
-    from: number,
-    to: number,
-    limit: number,
-    after: LogPosition | undefined,
-    found: FoundLogSink,
-  ): Promise<void> {
+  async #findEvm({ match, from, to, limit, after }: LogSearch, found: FoundLogSink): Promise<void> {
     const matcher = new LogMatcher(match);
     const room = new GatheredLogsRoom(this.heldAnswers);
     const keep = (position: LogPosition, stored: Uint8Array, exact: boolean) => {
@@ -210,14 +193,8 @@ export class IndexedLogQuery implements LogQuery {
    * EVM logs and their transactions move up by that many places. Both are found in order, and
    * merged as the EVM logs are found.
    */
-  async #findExt(
-    match: LogMatch,
-    from: number,
-    to: number,
-    limit: number,
-    after: LogPosition | undefined,
-    found: FoundLogSink,
-  ): Promise<void> {
+  async #findExt(search: LogSearch, found: FoundLogSink): Promise<void> {
+    const { match, from, to, limit, after } = search;
     const synthetic: FoundLog[] = [];
     const shifts = new Map<number, number>();
     if (from <= (await this.chain.store.lastSyntheticLogHeight())) {
@@ -238,19 +215,31 @@ export class IndexedLogQuery implements LogQuery {
     };
     // `after` is an `ext` position: the EVM scan resumes after the EVM log it moved up.
     const evmAfter = after === undefined ? undefined : { ...after, logIndex: after.logIndex - shift(after.height) };
-    await this.#findEvm(match, from, to, limit, evmAfter, {
-      get count() {
-        return found.count;
+    await this.#findEvm(
+      { ...search, after: evmAfter },
+      {
+        get count() {
+          return found.count;
+        },
+        add: (position, json) => {
+          addSynthetic(position.height);
+          if (found.count >= limit) return;
+          const moved = inExtView({ position, json }, shift(position.height));
+          found.add(moved.position, moved.json);
+        },
       },
-      add: (position, json) => {
-        addSynthetic(position.height);
-        if (found.count >= limit) return;
-        const moved = inExtView({ position, json }, shift(position.height));
-        found.add(moved.position, moved.json);
-      },
-    });
+    );
     addSynthetic();
   }
+}
+
+/** What a query looks for: its criteria, its heights, the most logs it gives, and the position it resumes after. */
+interface LogSearch {
+  readonly match: LogMatch;
+  readonly from: number;
+  readonly to: number;
+  readonly limit: number;
+  readonly after?: LogPosition | undefined;
 }
 
 /** Where a query puts the logs it finds, in order. */

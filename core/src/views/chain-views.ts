@@ -18,6 +18,13 @@ import type { PoolTransaction } from '../api/tx-pool-reader.js';
 
 type Json = Record<string, unknown>;
 
+/** A synthetic transaction with its block and its place in a view's list. */
+interface PlacedSynthetic {
+  readonly record: SyntheticTxRecord;
+  readonly block: BlockRecord;
+  readonly index: number;
+}
+
 function blockAnswerKey(height: number, fullTransactions: boolean, view: BlockView): string {
   return `${height}/${fullTransactions}/${view}`;
 }
@@ -26,6 +33,10 @@ const OPEN_BRACKET = Buffer.from('[');
 const COMMA = Buffer.from(',');
 const CLOSE_BRACKET = Buffer.from(']');
 const EMPTY_ARRAY = Buffer.from('[]');
+
+function syntheticReceiptOf({ record, block, index }: PlacedSynthetic): Json {
+  return formatSyntheticReceipt(record, block, index);
+}
 
 /** `value` as JSON text. */
 function jsonOf(value: unknown): RawJson {
@@ -166,15 +177,14 @@ export class StoredChainViews implements ChainViews {
   async receipt(hash: PrefixedHexString, view: BlockView = 'eth'): Promise<Json | null> {
     const found = await this.#receiptOf(hash, view);
     if (found === undefined) return null;
-    if ('synthetic' in found)
-      return formatSyntheticReceipt(found.synthetic.record, found.synthetic.block, found.synthetic.index);
+    if ('synthetic' in found) return syntheticReceiptOf(found.synthetic);
     return formatReceipt(found.receipt, found.block, found.shift);
   }
 
   async receiptJson(hash: PrefixedHexString, view: BlockView = 'eth'): Promise<RawJson | null> {
     const found = await this.#receiptOf(hash, view);
     if (found === undefined) return null;
-    if ('synthetic' in found) return jsonOf(await this.receipt(hash, view));
+    if ('synthetic' in found) return jsonOf(syntheticReceiptOf(found.synthetic));
     const parts: Uint8Array[] = [];
     await appendReceiptJson(parts, found.receipt, found.block, found.shift, new EventLoopTurns());
     return new RawJson(parts);
@@ -215,7 +225,7 @@ export class StoredChainViews implements ChainViews {
     view: BlockView,
   ): Promise<
     | { receipt: ReceiptRecord; block: BlockRecord; shift: ReceiptShift | undefined }
-    | { synthetic: { record: SyntheticTxRecord; block: BlockRecord; index: number } }
+    | { synthetic: PlacedSynthetic }
     | undefined
   > {
     // On demand, a transaction in the block being made is answered once that block is committed.
@@ -270,10 +280,7 @@ export class StoredChainViews implements ChainViews {
    * A synthetic transaction with its block and its place in the view's list; one the view does not
    * list (a bank send, in `ext`) takes its place among all the block's synthetic transactions.
    */
-  async #placedSynthetic(
-    hash: PrefixedHexString,
-    view: BlockView,
-  ): Promise<{ record: SyntheticTxRecord; block: BlockRecord; index: number } | undefined> {
+  async #placedSynthetic(hash: PrefixedHexString, view: BlockView): Promise<PlacedSynthetic | undefined> {
     const record = await this.chain.store.syntheticTransaction(hash);
     if (record === undefined) return undefined;
     const native = await this.chain.store.nativeTransaction(hexBytes(record.nativeHash));
