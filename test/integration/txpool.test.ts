@@ -194,8 +194,8 @@ describe('txpool_content', function () {
   it('answers other calls while it builds a large answer', async () => {
     const node = await startTestNode({ config: NO_BLOCKS });
     try {
-      // Forty transactions of 240 KB of JSON each: some 100 ms of building, in turns of a few.
-      await submitLarge(node.url, [devWallet(6), devWallet(7), devWallet(8), devWallet(9)], 10);
+      // Sixty transactions of 240 KB of JSON each: some 150 ms of building, in turns of a few.
+      await submitLarge(node.url, [devWallet(6), devWallet(7), devWallet(8), devWallet(9)], 15);
       let built = false;
       const content = rpc(node.url, 'txpool_content').then((answer) => {
         built = true;

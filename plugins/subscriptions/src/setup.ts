@@ -12,6 +12,7 @@ const setup: PluginSetup<Deps> = ({ deps, logger, rpc }) => {
       maxLogs: evm.max_subscriptions_logs,
       maxPerConnection: evm.max_subscriptions_per_connection,
       clientShare: evm.max_client_share,
+      maxLagMs: evm.write_timeout,
     },
     logger,
   );

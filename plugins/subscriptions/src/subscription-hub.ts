@@ -15,7 +15,7 @@ import {
   type PluginContext,
 } from '@evmnode/core';
 import { BlockPush } from './block-push.js';
-import { ClientPublisher } from './client-publisher.js';
+import { ConnectionPublisher } from './connection-publisher.js';
 
 interface Subscription {
   readonly id: string;
@@ -37,6 +37,8 @@ export interface SubscriptionLimits {
   readonly maxPerConnection: number;
   /** Share of each kind's cap one client may hold, over all its connections (`max_client_share`). */
   readonly clientShare: number;
+  /** How far behind the chain a connection's notifications may fall before it is closed (`write_timeout`), in ms. */
+  readonly maxLagMs: number;
 }
 
 /** The subscriptions of one kind, their cap on the node, and what each client holds of it. */
@@ -74,16 +76,16 @@ const CAP_REACHED = 'no new subscription can be created';
  * WebSocket subscriptions (interface.md §4.10, §6): each committed block is pushed, once it is
  * durable, as a `newHeads` header and as one notification per matching log, in chain order.
  * Subscriptions belong to their connection and end with it; a consumer too slow to read is
- * disconnected by the transport, and a client whose blocks are pushed too far behind the chain
- * by its publisher ({@link ClientPublisher}).
+ * disconnected by the transport, and one whose notifications fall too far behind the chain by
+ * its publisher ({@link ConnectionPublisher}).
  */
 export class SubscriptionHub {
   readonly #newHeads: SubscriptionKind;
   readonly #logs: SubscriptionKind;
   readonly #criteriaRoom: CriteriaRoom;
   #stopListening: (() => void) | undefined;
-  /** The publishers of the clients whose blocks are being pushed. */
-  readonly #publishers = new Map<string, ClientPublisher>();
+  /** The publishers of the connections whose blocks are being pushed. */
+  readonly #publishers = new Map<Connection, ConnectionPublisher>();
 
   constructor(
     private readonly chain: ChainReader,
@@ -158,34 +160,35 @@ export class SubscriptionHub {
   }
 
   /**
-   * Hands a committed block to the publisher of each client holding subscriptions, with those
-   * subscriptions ({@link ClientPublisher}): pushed in one turn, a block of 28,000 logs to ten
+   * Hands a committed block to the publisher of each connection holding subscriptions, with those
+   * subscriptions ({@link ConnectionPublisher}): pushed in one turn, a block of 28,000 logs to ten
    * subscriptions of every log held the node's thread for 5.7 s.
    */
   #publish(committed: CommittedBlock): void {
     if (this.#newHeads.byId.size + this.#logs.byId.size === 0) return;
-    const byClient = new Map<string, { newHeads: Subscription[]; logs: Subscription[] }>();
-    const targetsOf = (clientId: string) => {
-      let targets = byClient.get(clientId);
-      if (targets === undefined) byClient.set(clientId, (targets = { newHeads: [], logs: [] }));
+    const byConnection = new Map<Connection, { clientId: string; newHeads: Subscription[]; logs: Subscription[] }>();
+    const targetsOf = ({ connection, clientId }: Subscription) => {
+      let targets = byConnection.get(connection);
+      if (targets === undefined) byConnection.set(connection, (targets = { clientId, newHeads: [], logs: [] }));
       return targets;
     };
-    for (const subscription of this.#newHeads.byId.values())
-      targetsOf(subscription.clientId).newHeads.push(subscription);
-    for (const subscription of this.#logs.byId.values()) targetsOf(subscription.clientId).logs.push(subscription);
+    for (const subscription of this.#newHeads.byId.values()) targetsOf(subscription).newHeads.push(subscription);
+    for (const subscription of this.#logs.byId.values()) targetsOf(subscription).logs.push(subscription);
     const push = new BlockPush(committed);
-    for (const [clientId, { newHeads, logs }] of byClient) this.#publisherOf(clientId).push(push, newHeads, logs);
+    for (const [connection, { clientId, newHeads, logs }] of byConnection) {
+      this.#publisherOf(connection, clientId).push(push, newHeads, logs);
+    }
   }
 
-  #publisherOf(clientId: string): ClientPublisher {
-    let publisher = this.#publishers.get(clientId);
+  #publisherOf(connection: Connection, clientId: string): ConnectionPublisher {
+    let publisher = this.#publishers.get(connection);
     if (publisher === undefined) {
-      publisher = new ClientPublisher(clientId, {
+      publisher = new ConnectionPublisher(connection, clientId, this.limits.maxLagMs, {
         held: ({ id }) => this.#newHeads.byId.has(id) || this.#logs.byId.has(id),
-        idle: () => this.#publishers.delete(clientId),
+        idle: () => this.#publishers.delete(connection),
         failed: (error) => this.logger.error({ err: error, clientId }, 'pushing blocks to subscriptions failed'),
       });
-      this.#publishers.set(clientId, publisher);
+      this.#publishers.set(connection, publisher);
     }
     return publisher;
   }

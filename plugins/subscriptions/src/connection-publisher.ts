@@ -4,21 +4,11 @@ import type { BlockPush } from './block-push.js';
 /** A subscription as a block is pushed to it. */
 export interface PushTarget {
   readonly id: string;
-  readonly connection: Connection;
   /** Logs subscriptions match with this; newHeads ones have none. */
   readonly logs?: LogMatcher;
 }
 
-/**
- * Blocks a client's pushes may fall behind the chain before its connections are closed: about
- * six seconds of 400 ms blocks, each block held until pushed.
- */
-export const MAX_BLOCKS_BEHIND = 16;
-
-/** Why a client's connections are closed when its pushes fall too far behind. */
-export const TOO_FAR_BEHIND = `subscriptions more than ${MAX_BLOCKS_BEHIND} blocks behind the chain`;
-
-/** What a {@link ClientPublisher} asks of the hub it publishes for. */
+/** What a {@link ConnectionPublisher} asks of the hub it publishes for. */
 export interface PublisherHub {
   /** Whether a subscription is still held (not ended since the block was committed). */
   held(target: PushTarget): boolean;
@@ -28,36 +18,42 @@ export interface PublisherHub {
   failed(error: unknown): void;
 }
 
-/** A block to push, and the client's subscriptions held when it was committed. */
+/** A block to push, the connection's subscriptions held when it was committed, and when that was. */
 interface Queued {
   readonly push: BlockPush;
   readonly newHeads: readonly PushTarget[];
   readonly logs: readonly PushTarget[];
+  readonly committedAt: number;
 }
 
 /**
- * One client's notifications: its blocks are pushed one after another, each whole, in the
- * client's turns of the node's thread (`EventLoopTurns` with the client), so that a client whose
- * subscriptions ask for millions of notifications a block takes its share of the thread and no
- * more. Once it falls {@link MAX_BLOCKS_BEHIND} blocks behind, its connections are closed, as a
- * WebSocket client that reads too slowly is.
+ * One connection's notifications: its blocks are pushed one after another, each whole, in its
+ * client's turns of the node's thread (`EventLoopTurns` with the client), so that a connection
+ * whose subscriptions ask for millions of notifications a block takes its client's share of the
+ * thread and no more. Once the oldest block it has yet to push was committed more than `maxLagMs`
+ * ago (`write_timeout`, as an answer still unwritten then closes its connection), the connection
+ * is closed: the blocks waiting would otherwise pile up.
  */
-export class ClientPublisher {
+export class ConnectionPublisher {
   readonly #queue: Queued[] = [];
   #running = false;
 
   constructor(
+    private readonly connection: Connection,
     private readonly clientId: string,
+    private readonly maxLagMs: number,
     private readonly hub: PublisherHub,
   ) {}
 
   push(push: BlockPush, newHeads: readonly PushTarget[], logs: readonly PushTarget[]): void {
-    if (this.#queue.length >= MAX_BLOCKS_BEHIND) {
-      const connections = new Set([...newHeads, ...logs].map((target) => target.connection));
-      for (const connection of connections) connection.close(TOO_FAR_BEHIND);
+    const now = Date.now();
+    const oldest = this.#queue[0];
+    if (oldest !== undefined && now - oldest.committedAt > this.maxLagMs) {
+      this.#queue.length = 0;
+      this.connection.close(`notifications more than ${this.maxLagMs} ms behind the chain`);
       return;
     }
-    this.#queue.push({ push, newHeads, logs });
+    this.#queue.push({ push, newHeads, logs, committedAt: now });
     if (!this.#running) this.#run().catch((error: unknown) => this.hub.failed(error));
   }
 
@@ -65,8 +61,9 @@ export class ClientPublisher {
     this.#running = true;
     const turns = new EventLoopTurns(undefined, this.clientId);
     try {
-      for (let next = this.#queue.shift(); next !== undefined; next = this.#queue.shift()) {
+      for (let next = this.#queue[0]; next !== undefined; next = this.#queue[0]) {
         await this.#publish(next, turns);
+        this.#queue.shift();
       }
     } finally {
       this.#running = false;
@@ -84,7 +81,7 @@ export class ClientPublisher {
     if (logs.length === 0) return;
     for (let index = 0; index < push.logs.length; index++) {
       const { address, topics } = push.logs[index]!;
-      // Matching alone takes a while too: 28,000 logs against 2,500 subscriptions.
+      // Matching alone takes a while too: 28,000 logs against 1,000 subscriptions.
       for (const target of logs) if (target.logs!.matches(address, topics)) this.#notify(target, push.logJson(index));
       const turn = turns.pause();
       if (turn !== undefined) await turn;
@@ -93,8 +90,8 @@ export class ClientPublisher {
 
   /** Notifies `target` unless it ended, or its connection started closing, since the block was committed. */
   #notify(target: PushTarget, result: unknown): void {
-    if (target.connection.isOpen && this.hub.held(target)) {
-      target.connection.notify('eth_subscription', { subscription: target.id, result });
+    if (this.connection.isOpen && this.hub.held(target)) {
+      this.connection.notify('eth_subscription', { subscription: target.id, result });
     }
   }
 }
