@@ -10,9 +10,6 @@ import type { HeldAnswers } from './held-answers.js';
  */
 export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
-/** The WebSocket close code for a client that asked more than the node gives one. */
-const POLICY_VIOLATION = 1008;
-
 /** A WebSocket client with its connection-scoped state. */
 export class WsConnection implements Connection {
   readonly #state = new Map<ConnectionStateKey<unknown>, unknown>();
@@ -71,10 +68,6 @@ export class WsConnection implements Connection {
   #drop(): void {
     this.#dropped = true;
     this.upgraded.destroy(new Error('WebSocket client too slow: its unread messages passed the limit'));
-  }
-
-  close(reason: string): void {
-    if (this.isOpen) this.socket.close(POLICY_VIOLATION, reason);
   }
 
   /** Called once by the transport when the socket closes. */

@@ -6,7 +6,7 @@ export type { SubscriptionHub } from './subscription-hub.js';
 /** `eth_subscribe` / `eth_unsubscribe` over WebSocket: newHeads and logs, pushed at block commit. */
 export default definePlugin({
   id: 'subscriptions',
-  coreApi: '^2.14.0',
+  coreApi: '^2.0.0',
   deps,
   setup: () => import('./setup.js'),
 });

@@ -1,8 +1,11 @@
 import {
   ClientQuota,
+  EventLoopTurns,
   CriteriaRoom,
   criteriaValues,
   defineConnectionState,
+  formatHeader,
+  formatLog,
   InvalidInputError,
   LimitExceededError,
   MAX_HELD_CRITERIA_VALUES,
@@ -12,10 +15,7 @@ import {
   type CommittedBlock,
   type Connection,
   type LogMatch,
-  type PluginContext,
 } from '@evmnode/core';
-import { BlockPush } from './block-push.js';
-import { ConnectionPublisher } from './connection-publisher.js';
 
 interface Subscription {
   readonly id: string;
@@ -37,8 +37,6 @@ export interface SubscriptionLimits {
   readonly maxPerConnection: number;
   /** Share of each kind's cap one client may hold, over all its connections (`max_client_share`). */
   readonly clientShare: number;
-  /** How far behind the chain a connection's notifications may fall before it is closed (`write_timeout`), in ms. */
-  readonly maxLagMs: number;
 }
 
 /** The subscriptions of one kind, their cap on the node, and what each client holds of it. */
@@ -76,21 +74,19 @@ const CAP_REACHED = 'no new subscription can be created';
  * WebSocket subscriptions (interface.md §4.10, §6): each committed block is pushed, once it is
  * durable, as a `newHeads` header and as one notification per matching log, in chain order.
  * Subscriptions belong to their connection and end with it; a consumer too slow to read is
- * disconnected by the transport, and one whose notifications fall too far behind the chain by
- * its publisher ({@link ConnectionPublisher}).
+ * disconnected by the transport.
  */
 export class SubscriptionHub {
   readonly #newHeads: SubscriptionKind;
   readonly #logs: SubscriptionKind;
   readonly #criteriaRoom: CriteriaRoom;
   #stopListening: (() => void) | undefined;
-  /** The publishers of the connections whose blocks are being pushed. */
-  readonly #publishers = new Map<Connection, ConnectionPublisher>();
+  /** Settles once the blocks committed so far are published. */
+  #published = Promise.resolve();
 
   constructor(
     private readonly chain: ChainReader,
     private readonly limits: SubscriptionLimits,
-    private readonly logger: PluginContext['logger'],
   ) {
     this.#newHeads = new SubscriptionKind(limits.maxNewHeads, limits.clientShare);
     this.#logs = new SubscriptionKind(limits.maxLogs, limits.clientShare);
@@ -98,7 +94,10 @@ export class SubscriptionHub {
   }
 
   start(): void {
-    this.#stopListening = this.chain.onBlock((committed) => this.#publish(committed));
+    this.#stopListening = this.chain.onBlock((committed) => {
+      // One block after another, each whole: a block's notifications never mix with the next one's.
+      this.#published = this.#published.then(() => this.#publish(committed));
+    });
   }
 
   stop(): void {
@@ -160,36 +159,40 @@ export class SubscriptionHub {
   }
 
   /**
-   * Hands a committed block to the publisher of each connection holding subscriptions, with those
-   * subscriptions ({@link ConnectionPublisher}): pushed in one turn, a block of 28,000 logs to ten
-   * subscriptions of every log held the node's thread for 5.7 s.
+   * Pushes a block to the subscriptions held when it is published, in turns of the event loop: a
+   * block of 28,000 logs pushed to ten subscriptions of every log held the node's thread for 5.7 s.
    */
-  #publish(committed: CommittedBlock): void {
-    if (this.#newHeads.byId.size + this.#logs.byId.size === 0) return;
-    const byConnection = new Map<Connection, { clientId: string; newHeads: Subscription[]; logs: Subscription[] }>();
-    const targetsOf = ({ connection, clientId }: Subscription) => {
-      let targets = byConnection.get(connection);
-      if (targets === undefined) byConnection.set(connection, (targets = { clientId, newHeads: [], logs: [] }));
-      return targets;
-    };
-    for (const subscription of this.#newHeads.byId.values()) targetsOf(subscription).newHeads.push(subscription);
-    for (const subscription of this.#logs.byId.values()) targetsOf(subscription).logs.push(subscription);
-    const push = new BlockPush(committed);
-    for (const [connection, { clientId, newHeads, logs }] of byConnection) {
-      this.#publisherOf(connection, clientId).push(push, newHeads, logs);
+  async #publish({ block, receipts }: CommittedBlock): Promise<void> {
+    const turns = new EventLoopTurns();
+    const newHeads = [...this.#newHeads.byId.values()];
+    if (newHeads.length > 0) {
+      const header = formatHeader(block);
+      for (const subscription of newHeads) await this.#notify(this.#newHeads, subscription, header, turns);
+    }
+    if (this.#logs.byId.size === 0) return;
+    const logs = [...this.#logs.byId.values()];
+    for (const receipt of receipts) {
+      for (const log of receipt.logs) {
+        let json: Record<string, unknown> | undefined;
+        for (const subscription of logs) {
+          if (!subscription.logs!.matches(log.address, log.topics)) continue;
+          json ??= formatLog(log, block.hash, block.height);
+          await this.#notify(this.#logs, subscription, json, turns);
+        }
+      }
     }
   }
 
-  #publisherOf(connection: Connection, clientId: string): ConnectionPublisher {
-    let publisher = this.#publishers.get(connection);
-    if (publisher === undefined) {
-      publisher = new ConnectionPublisher(connection, clientId, this.limits.maxLagMs, {
-        held: ({ id }) => this.#newHeads.byId.has(id) || this.#logs.byId.has(id),
-        idle: () => this.#publishers.delete(connection),
-        failed: (error) => this.logger.error({ err: error, clientId }, 'pushing blocks to subscriptions failed'),
-      });
-      this.#publishers.set(connection, publisher);
-    }
-    return publisher;
+  /** Notifies `subscription` unless it ended (or its connection closed) while the block was being pushed. */
+  async #notify(
+    kind: SubscriptionKind,
+    subscription: Subscription,
+    result: unknown,
+    turns: EventLoopTurns,
+  ): Promise<void> {
+    if (!kind.byId.has(subscription.id) || !subscription.connection.isOpen) return;
+    subscription.connection.notify('eth_subscription', { subscription: subscription.id, result });
+    const turn = turns.pause();
+    if (turn !== undefined) await turn;
   }
 }
