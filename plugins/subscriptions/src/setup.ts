@@ -3,14 +3,18 @@ import type { Deps } from './deps.js';
 import { subscriptionMethods } from './methods.js';
 import { SubscriptionHub } from './subscription-hub.js';
 
-const setup: PluginSetup<Deps> = ({ deps, rpc }) => {
+const setup: PluginSetup<Deps> = ({ deps, logger, rpc }) => {
   const { evm } = deps.config;
-  const hub = new SubscriptionHub(deps.chain, {
-    maxNewHeads: evm.max_subscriptions_new_head,
-    maxLogs: evm.max_subscriptions_logs,
-    maxPerConnection: evm.max_subscriptions_per_connection,
-    clientShare: evm.max_client_share,
-  });
+  const hub = new SubscriptionHub(
+    deps.chain,
+    {
+      maxNewHeads: evm.max_subscriptions_new_head,
+      maxLogs: evm.max_subscriptions_logs,
+      maxPerConnection: evm.max_subscriptions_per_connection,
+      clientShare: evm.max_client_share,
+    },
+    logger,
+  );
   rpc.register(subscriptionMethods(hub));
   return {
     start: () => hub.start(),

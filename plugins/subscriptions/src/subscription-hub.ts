@@ -15,6 +15,7 @@ import {
   type CommittedBlock,
   type Connection,
   type LogMatch,
+  type PluginContext,
 } from '@evmnode/core';
 
 interface Subscription {
@@ -87,6 +88,7 @@ export class SubscriptionHub {
   constructor(
     private readonly chain: ChainReader,
     private readonly limits: SubscriptionLimits,
+    private readonly logger: PluginContext['logger'],
   ) {
     this.#newHeads = new SubscriptionKind(limits.maxNewHeads, limits.clientShare);
     this.#logs = new SubscriptionKind(limits.maxLogs, limits.clientShare);
@@ -96,7 +98,10 @@ export class SubscriptionHub {
   start(): void {
     this.#stopListening = this.chain.onBlock((committed) => {
       // One block after another, each whole: a block's notifications never mix with the next one's.
-      this.#published = this.#published.then(() => this.#publish(committed));
+      // A failure is logged and the next block pushed still: a rejected chain would stop them all.
+      this.#published = this.#published
+        .then(() => this.#publish(committed))
+        .catch((error: unknown) => this.logger.error({ err: error }, 'pushing a block to subscriptions failed'));
     });
   }
 
@@ -179,6 +184,9 @@ export class SubscriptionHub {
           json ??= formatLog(log, block.hash, block.height);
           await this.#notify(this.#logs, subscription, json, turns);
         }
+        // Matching alone takes long too: 28,000 logs against thousands of subscriptions that match none.
+        const turn = turns.pause();
+        if (turn !== undefined) await turn;
       }
     }
   }
