@@ -51,7 +51,8 @@ describe('evmnode CLI', () => {
       'metrics',
       'plugins',
     ]);
-    expect(toml.plugins).to.have.keys(['hosted-keys', 'debug-trace']);
+    expect(toml.plugins).to.have.keys(['subscriptions', 'hosted-keys', 'debug-trace']);
+    expect(toml.plugins?.['subscriptions']).to.deep.equal({ max_unpushed_logs: 100_000 });
     expect(toml.plugins?.['debug-trace']).to.deep.equal({ trace_bake_enabled: true });
     expect(toml.node).to.include({ network: 'testnet', chain_id: 1328 });
     expect(toml.evm).to.include({ write_timeout: '30s', max_blocks_for_log: 2000 });

@@ -16,6 +16,7 @@ import {
   CHAIN_ID,
   devWallet,
   lower,
+  manyLogsInit,
   quantity,
   sign,
   sleep,
@@ -1192,8 +1193,6 @@ describe('logs of megabytes', () => {
 });
 
 describe('logs by the hundred thousand', () => {
-  /** Init code that emits `count` empty LOG0s in a loop (about 410 gas each) and stops. */
-  const manyLogsInit = (count: number) => `0x62${count.toString(16).padStart(6, '0')}5b60006000a0600190038060045700`;
   const LOGS_PER_TX = 28_000;
   const TXS = 4;
   let node: TestNode;

@@ -24,6 +24,7 @@ import {
   GWEI,
   devWallet,
   lower,
+  manyLogsInit,
   quantity,
   sign,
   sleep,
@@ -1033,8 +1034,6 @@ describe("eth_subscribe: the room logs subscriptions' criteria take", function (
 
 describe('eth_subscribe: a block of many logs pushed to many subscriptions', function () {
   this.timeout(120_000);
-  /** Init code that emits `count` empty LOG0s in a loop and stops. */
-  const manyLogsInit = (count: number) => `0x62${count.toString(16).padStart(6, '0')}5b60006000a0600190038060045700`;
   const LOGS = 10_000;
   const SUBSCRIPTIONS = 4;
   let node: TestNode;
@@ -1070,6 +1069,69 @@ describe('eth_subscribe: a block of many logs pushed to many subscriptions', fun
       }
     } finally {
       client.close();
+    }
+  });
+});
+
+describe('eth_subscribe: subscriptions that hold the pushes behind the chain', function () {
+  this.timeout(120_000);
+  const LOGS = 28_000;
+  const HEAVY_SUBSCRIPTIONS = 20;
+  /** `[plugins.subscriptions] max_unpushed_logs`: one block of `LOGS` waiting for its push is within it, two are not. */
+  const MAX_UNPUSHED_LOGS = 30_000;
+  let node: TestNode;
+  before(async () => {
+    node = await startTestNode({
+      plugins: ['eth-query', 'eth-send', 'subscriptions'],
+      config: { plugins: { subscriptions: { max_unpushed_logs: MAX_UNPUSHED_LOGS } } },
+    });
+  });
+  after(() => node.stop());
+
+  it('closes the connection costing the push most (1008) once a block leaves too many logs unpushed, and no other', async () => {
+    const [heavy, light, watcher] = await Promise.all(
+      ['127.0.0.3', '127.0.0.4', '127.0.0.2'].map((address) => WsClient.connect(node.wsUrl, {}, address)),
+    );
+    try {
+      for (let index = 0; index < HEAVY_SUBSCRIPTIONS; index++) await subscribe(heavy!, ['logs', {}]);
+      // The heavy client reads every notification and keeps none: a million would fill this process.
+      let heavyNotifications = 0;
+      heavy!.socket.removeAllListeners('message');
+      heavy!.socket.on('message', () => (heavyNotifications += 1));
+      const lightLogs = await subscribe(light!, ['logs', { address: '0x00000000000000000000000000000000000000ff' }]);
+      const heads = await subscribe(watcher!, ['newHeads']);
+
+      // Two blocks of 28,000 logs (one transaction fills a block). Pushing the first to the heavy
+      // client's subscriptions (560,000 notifications) takes many times as long as making the
+      // second, whose commit then leaves 56,000 logs unpushed.
+      const raws = await Promise.all(
+        [8, 9].map((index) => sign(devWallet(index), { nonce: 0, data: manyLogsInit(LOGS), gasLimit: 12_000_000n })),
+      );
+      const hashes = await Promise.all(raws.map((raw) => submit(node.url, raw)));
+      const heights = await Promise.all(
+        hashes.map(async (hash) => Number((await waitForReceipt(node.url, hash, 60_000)).blockNumber)),
+      );
+      expect(new Set(heights).size).to.equal(2);
+
+      expect(await heavy!.closed).to.deep.equal({
+        code: 1008,
+        reason: `subscriptions more than ${MAX_UNPUSHED_LOGS} logs behind the chain`,
+      });
+      expect(heavyNotifications)
+        .to.be.above(0)
+        .and.below(2 * LOGS * HEAVY_SUBSCRIPTIONS);
+
+      // The others stay, and the watcher's headers go on past both blocks, one per height.
+      await untilHead(watcher!, heads, Math.max(...heights) + 3);
+      const pushed = resultsOf(watcher!, heads).map((header) => Number(header.number));
+      expect(pushed).to.deep.equal(pushed.map((_, index) => pushed[0]! + index));
+      expect(watcher!.socket.readyState).to.equal(watcher!.socket.OPEN);
+      expect(light!.socket.readyState).to.equal(light!.socket.OPEN);
+      expect(resultsOf(light!, lightLogs)).to.deep.equal([]);
+      // The light client's subscription still holds its place: ending it is answered true.
+      expect((await ask(light!, 'eth_unsubscribe', [lightLogs])).answer.result).to.equal(true);
+    } finally {
+      for (const client of [heavy, light, watcher]) client?.close();
     }
   });
 });

@@ -39,6 +39,13 @@ export function devWallet(index: number): HDNodeWallet {
 }
 
 /** The lower-case 0x form of an address, as the node writes addresses. */
+/**
+ * Init code that emits `count` (below 2^24) empty LOG0s in a loop, about 410 gas each, and
+ * stops: a block of as many logs as its gas allows, for the cheapest gas a log costs.
+ */
+export const manyLogsInit = (count: number): string =>
+  `0x62${count.toString(16).padStart(6, '0')}5b60006000a0600190038060045700`;
+
 export const lower = (address: string): string => address.toLowerCase();
 
 /** Hex quantity of a bigint or number, as JSON-RPC writes it. */

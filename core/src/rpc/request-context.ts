@@ -21,6 +21,12 @@ export interface Connection {
   state<T>(key: ConnectionStateKey<T>): T;
   /** Runs `listener` once when the connection closes. */
   onClose(listener: () => void): void;
+  /**
+   * Closes the connection for asking more than the node gives one client (WebSocket close code
+   * 1008, `reason` at most 123 bytes); `isOpen` is false at once, `onClose` listeners run once it
+   * has closed.
+   */
+  close(reason: string): void;
 }
 
 /** What a handler and the request hooks know about the request a call belongs to. */

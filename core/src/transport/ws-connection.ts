@@ -10,6 +10,9 @@ import type { HeldAnswers } from './held-answers.js';
  */
 export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
+/** The WebSocket close code for a client that asked more than the node gives one. */
+const POLICY_VIOLATION = 1008;
+
 /** A WebSocket client with its connection-scoped state. */
 export class WsConnection implements Connection {
   readonly #state = new Map<ConnectionStateKey<unknown>, unknown>();
@@ -58,6 +61,10 @@ export class WsConnection implements Connection {
   onClose(listener: () => void): void {
     if (this.#open) this.#closeListeners.push(listener);
     else listener();
+  }
+
+  close(reason: string): void {
+    if (this.isOpen) this.socket.close(POLICY_VIOLATION, reason);
   }
 
   /**

@@ -7,3 +7,8 @@ export const deps = {
 };
 
 export type Deps = typeof deps;
+
+/** The validated `[plugins.subscriptions]` section, as the config fragment in index.ts declares it. */
+export interface SubscriptionsConfig {
+  readonly max_unpushed_logs: number;
+}

@@ -1,9 +1,9 @@
 import type { PluginSetup } from '@evmnode/core';
-import type { Deps } from './deps.js';
+import type { Deps, SubscriptionsConfig } from './deps.js';
 import { subscriptionMethods } from './methods.js';
 import { SubscriptionHub } from './subscription-hub.js';
 
-const setup: PluginSetup<Deps> = ({ deps, logger, rpc }) => {
+const setup: PluginSetup<Deps, SubscriptionsConfig> = ({ config, deps, logger, rpc }) => {
   const { evm } = deps.config;
   const hub = new SubscriptionHub(
     deps.chain,
@@ -12,6 +12,7 @@ const setup: PluginSetup<Deps> = ({ deps, logger, rpc }) => {
       maxLogs: evm.max_subscriptions_logs,
       maxPerConnection: evm.max_subscriptions_per_connection,
       clientShare: evm.max_client_share,
+      maxUnpushedLogs: config.max_unpushed_logs,
     },
     logger,
   );

@@ -17,6 +17,7 @@ import {
   type LogMatch,
   type PluginContext,
 } from '@evmnode/core';
+import { PushLoad } from './push-load.js';
 
 interface Subscription {
   readonly id: string;
@@ -38,6 +39,11 @@ export interface SubscriptionLimits {
   readonly maxPerConnection: number;
   /** Share of each kind's cap one client may hold, over all its connections (`max_client_share`). */
   readonly clientShare: number;
+  /**
+   * Logs of committed blocks not yet pushed whole, past which a block with logs closes the
+   * connection whose subscriptions cost the push under way the most (`max_unpushed_logs`).
+   */
+  readonly maxUnpushedLogs: number;
 }
 
 /** The subscriptions of one kind, their cap on the node, and what each client holds of it. */
@@ -75,7 +81,8 @@ const CAP_REACHED = 'no new subscription can be created';
  * WebSocket subscriptions (interface.md §4.10, §6): each committed block is pushed, once it is
  * durable, as a `newHeads` header and as one notification per matching log, in chain order.
  * Subscriptions belong to their connection and end with it; a consumer too slow to read is
- * disconnected by the transport.
+ * disconnected by the transport, and the connection whose subscriptions hold the pushes more than
+ * `maxUnpushedLogs` behind the chain is closed (1008).
  */
 export class SubscriptionHub {
   readonly #newHeads: SubscriptionKind;
@@ -84,6 +91,12 @@ export class SubscriptionHub {
   #stopListening: (() => void) | undefined;
   /** Settles once the blocks committed so far are published. */
   #published = Promise.resolve();
+  /** Logs of the blocks committed and not yet pushed whole. */
+  #unpushedLogs = 0;
+  /** What the push under way has cost each connection; undefined between pushes. */
+  #pushLoad: PushLoad | undefined;
+  /** Connections closed for holding pushes back so far: a push under way then drops their subscriptions. */
+  #shed = 0;
 
   constructor(
     private readonly chain: ChainReader,
@@ -97,11 +110,17 @@ export class SubscriptionHub {
 
   start(): void {
     this.#stopListening = this.chain.onBlock((committed) => {
+      const logs = committed.receipts.reduce((total, receipt) => total + receipt.logs.length, 0);
+      this.#unpushedLogs += logs;
+      if (logs > 0 && this.#unpushedLogs > this.limits.maxUnpushedLogs) this.#shedHeaviest();
       // One block after another, each whole: a block's notifications never mix with the next one's.
       // A failure is logged and the next block pushed still: a rejected chain would stop them all.
       this.#published = this.#published
         .then(() => this.#publish(committed))
-        .catch((error: unknown) => this.logger.error({ err: error }, 'pushing a block to subscriptions failed'));
+        .catch((error: unknown) => this.logger.error({ err: error }, 'pushing a block to subscriptions failed'))
+        .then(() => {
+          this.#unpushedLogs -= logs;
+        });
     });
   }
 
@@ -132,6 +151,21 @@ export class SubscriptionHub {
   #end(id: string): void {
     const ended = this.#newHeads.end(id) ?? this.#logs.end(id);
     if (ended !== undefined && ended.values > 0) this.#criteriaRoom.give(ended.clientId, ended.values);
+  }
+
+  /**
+   * Closes the connection whose logs subscriptions have cost the push under way the most, ending
+   * them at once: otherwise the blocks waiting for their push, and everyone's headers with them,
+   * pile up without bound (a client reading 28,000 logs a block on each of 20 subscriptions).
+   */
+  #shedHeaviest(): void {
+    const connection = this.#pushLoad?.heaviest();
+    if (connection === undefined) return;
+    const held = connection.state(HELD);
+    for (const id of held.ids) this.#end(id);
+    held.ids.clear();
+    this.#shed += 1;
+    connection.close(`subscriptions more than ${this.limits.maxUnpushedLogs} logs behind the chain`);
   }
 
   /**
@@ -167,26 +201,44 @@ export class SubscriptionHub {
    * Pushes a block to the subscriptions held when it is published, in turns of the event loop: a
    * block of 28,000 logs pushed to ten subscriptions of every log held the node's thread for 5.7 s.
    */
-  async #publish({ block, receipts }: CommittedBlock): Promise<void> {
+  async #publish(committed: CommittedBlock): Promise<void> {
+    const logs = [...this.#logs.byId.values()];
+    const load = new PushLoad(logs);
+    this.#pushLoad = load;
+    try {
+      await this.#push(committed, logs, load);
+    } finally {
+      this.#pushLoad = undefined;
+    }
+  }
+
+  /** Pushes a block to the `newHeads` subscriptions held now and to the `logs` ones given. */
+  async #push({ block, receipts }: CommittedBlock, held: readonly Subscription[], load: PushLoad): Promise<void> {
     const turns = new EventLoopTurns();
     const newHeads = [...this.#newHeads.byId.values()];
     if (newHeads.length > 0) {
       const header = formatHeader(block);
       for (const subscription of newHeads) await this.#notify(this.#newHeads, subscription, header, turns);
     }
-    if (this.#logs.byId.size === 0) return;
-    const logs = [...this.#logs.byId.values()];
+    let logs = held;
+    if (logs.length === 0) return;
+    let shed = this.#shed;
     for (const receipt of receipts) {
       for (const log of receipt.logs) {
         let json: Record<string, unknown> | undefined;
         for (const subscription of logs) {
           if (!subscription.logs!.matches(log.address, log.topics)) continue;
           json ??= formatLog(log, block.hash, block.height);
-          await this.#notify(this.#logs, subscription, json, turns);
+          await this.#notify(this.#logs, subscription, json, turns, load);
         }
+        load.logMatched();
         // Matching alone takes long too: 28,000 logs against thousands of subscriptions that match none.
         const turn = turns.pause();
         if (turn !== undefined) await turn;
+        if (shed !== this.#shed) {
+          shed = this.#shed;
+          logs = logs.filter((subscription) => this.#logs.byId.has(subscription.id));
+        }
       }
     }
   }
@@ -197,9 +249,11 @@ export class SubscriptionHub {
     subscription: Subscription,
     result: unknown,
     turns: EventLoopTurns,
+    load?: PushLoad,
   ): Promise<void> {
     if (!kind.byId.has(subscription.id) || !subscription.connection.isOpen) return;
     subscription.connection.notify('eth_subscription', { subscription: subscription.id, result });
+    load?.notified(subscription.connection);
     const turn = turns.pause();
     if (turn !== undefined) await turn;
   }
