@@ -160,11 +160,22 @@ export class Channel {
     return state;
   }
 
-  /** Waits for the other side to answer `posted` without holding the thread, for `timeoutMs` at most. */
-  async waitWhileAsync(posted: number, timeoutMs?: number): Promise<number> {
-    const waiting = Atomics.waitAsync(this.#control, STATE, posted, timeoutMs);
-    if (waiting.async) await waiting.value;
-    return this.state;
+  /**
+   * Waits for the other side to answer `posted` without holding the thread, for `timeoutMs` at
+   * most: the new state, or `posted` when the time ran out. A wake-up is only a cue to look again:
+   * the other side notifies after it posts, and a notify it was slow to make (its thread preempted
+   * between the two) wakes a later wait, once this side has already answered that post.
+   */
+  async waitWhileAsync(posted: number, timeoutMs = Infinity): Promise<number> {
+    const until = performance.now() + timeoutMs;
+    let state: number;
+    while ((state = this.state) === posted) {
+      const left = until - performance.now();
+      if (left <= 0) break;
+      const waiting = Atomics.waitAsync(this.#control, STATE, posted, left);
+      if (waiting.async) await waiting.value;
+    }
+    return state;
   }
 
   /** Asks the sandbox's script to stop at its next interrupt check. */
