@@ -2,6 +2,7 @@ import { paramsBlock, type BlockOptions } from '@ethereumjs/block';
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 // Loaded before ethereumjs builds anything: every state and VM of the chain takes its Common from here.
 import './ethereumjs-loggers.js';
+import './bloom-entries.js';
 import { kzg } from './kzg.js';
 import { nativeCrypto } from '../native-crypto.js';
 
