@@ -182,7 +182,7 @@ describe('database', () => {
   it('writes the schema version into a new database and accepts it on reopening', async () => {
     const home = tempDir();
     const first = await Database.openInHome(home);
-    expect(await first.meta.get('schema-version')).to.equal(3n);
+    expect(await first.meta.get('schema-version')).to.equal(4n);
     await first.close();
     const second = await Database.openInHome(home);
     await second.close();
@@ -200,8 +200,20 @@ describe('database', () => {
     );
     expect(isStartupError(error)).to.equal(true);
     expect((error as Error).message).to.equal(
-      'the database has schema version 7, but this evmnode reads version 3: start with a new --home, or run the evmnode release that wrote it.',
+      'the database has schema version 7, but this evmnode reads version 4: start with a new --home, or run the evmnode release that wrote it.',
     );
+  });
+
+  it('opens a database of version 3 and marks it version 4, the receipts it writes then being of 4', async () => {
+    const store = new MemoryStore();
+    const meta = new Repository(store, Bucket.Meta, utf8Codec, uint64Codec);
+    const batch = store.batch();
+    meta.put(batch, 'schema-version', 3n);
+    meta.put(batch, 'head', 12n);
+    await batch.write();
+    const database = await Database.open(store);
+    expect(await database.meta.get('schema-version')).to.equal(4n);
+    expect(await database.meta.get('head')).to.equal(12n);
   });
 
   it('explains a database locked by another process', async () => {

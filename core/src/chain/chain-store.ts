@@ -2,7 +2,14 @@ import { bytesToHex, concatBytes, hexToBytes, type PrefixedHexString } from '@et
 import { LRUCache } from 'lru-cache';
 import type { Denoms } from './native/bank.js';
 import type { DenomMetadata } from './native/native-types.js';
-import type { BlockRecord, CommittedBlock, ReceiptRecord, StoredNativeTx, SyntheticTxRecord } from './records.js';
+import type {
+  BlockRecord,
+  CommittedBlock,
+  LogRecord,
+  ReceiptRecord,
+  StoredNativeTx,
+  SyntheticTxRecord,
+} from './records.js';
 import type { TrieNodeStore } from './state/trie-node-store.js';
 import { EventLoopTurns, type Turns } from '../rpc/event-loop-turns.js';
 export type { LogIndexKey, LogPosition, PositionedLog } from '../logs/log-index.js';
@@ -17,7 +24,7 @@ import {
   type LogPosition,
   type PositionedLog,
 } from '../logs/log-index.js';
-import { encodeStoredLog } from '../logs/stored-log.js';
+import { encodeStoredLog, storedLogRecord } from '../logs/stored-log.js';
 import { ChainParams } from './chain-params.js';
 import { Bucket, bucketKey, uint64BE } from '../storage/buckets.js';
 import type { Database } from '../storage/database.js';
@@ -53,6 +60,36 @@ function receiptBytes(receipt: ReceiptRecord): number {
   return bytes;
 }
 const DENOMS_KEY = 'denoms';
+
+/**
+ * A receipt as the Receipt bucket holds it: its logs are the block's stored logs (Log bucket)
+ * from `firstLogIndex`, `logCount` of them, each stored once. Receipts stored before held their
+ * logs inline (a `ReceiptRecord`), and are read as they are.
+ */
+type StoredReceipt = Omit<ReceiptRecord, 'logs'> & { readonly firstLogIndex: number; readonly logCount: number };
+
+function storedReceipt({ logs, ...fields }: ReceiptRecord): StoredReceipt {
+  return { ...fields, firstLogIndex: logs[0]?.logIndex ?? 0, logCount: logs.length };
+}
+
+/** A receipt's logs read from the Log bucket this many at a time. */
+const LOGS_PER_READ = 1024;
+
+/** Where a stored receipt's logs are in the Log bucket: `count` of block `height`'s, from `logIndex` `first`. */
+export interface StoredReceiptLogs {
+  readonly height: number;
+  readonly first: number;
+  readonly count: number;
+}
+
+/**
+ * A receipt as read, its logs either in hand (a receipt of a block committed here, or one stored
+ * with its logs) or still in the Log bucket.
+ */
+export interface ReceiptEntry {
+  readonly receipt: Omit<ReceiptRecord, 'logs'>;
+  readonly logs: { readonly records: readonly LogRecord[] } | StoredReceiptLogs;
+}
 
 function uint32BE(value: number): Uint8Array {
   const bytes = new Uint8Array(4);
@@ -144,12 +181,55 @@ export class ChainStore {
     return location;
   }
 
-  async receiptAt(location: TxLocation): Promise<ReceiptRecord | undefined> {
+  /**
+   * A committed transaction's receipt with its logs, read in turns of the event loop: a 60M-gas
+   * transaction may emit 140,000 logs, and parsing them as one 28 MB record held the thread for
+   * half a second.
+   */
+  async receiptAt(location: TxLocation, turns: Turns = new EventLoopTurns()): Promise<ReceiptRecord | undefined> {
     const cached = this.#receipts.get(location.height)?.[location.index];
     if (cached !== undefined) return cached;
-    return json<ReceiptRecord>(
+    const entry = await this.receiptEntryAt(location);
+    return entry === undefined ? undefined : this.receiptRecord(entry, turns);
+  }
+
+  /** The whole receipt of an entry, its logs read and decoded in turns when they are on disk. */
+  async receiptRecord({ receipt, logs }: ReceiptEntry, turns: Turns = new EventLoopTurns()): Promise<ReceiptRecord> {
+    if ('records' in logs) return { ...receipt, logs: logs.records };
+    const records: LogRecord[] = [];
+    for await (const stored of this.storedReceiptLogs(logs, turns)) records.push(storedLogRecord(stored));
+    return { ...receipt, logs: records };
+  }
+
+  /** A committed transaction's receipt, its logs not yet read when they are on disk. */
+  async receiptEntryAt(location: TxLocation): Promise<ReceiptEntry | undefined> {
+    const cached = this.#receipts.get(location.height)?.[location.index];
+    if (cached !== undefined) return { receipt: cached, logs: { records: cached.logs } };
+    const stored = json<StoredReceipt | ReceiptRecord>(
       await this.#store.get(bucketKey(Bucket.Receipt, location.height, uint32BE(location.index))),
     );
+    if (stored === undefined) return undefined;
+    if ('logs' in stored) return { receipt: stored, logs: { records: stored.logs } };
+    const { firstLogIndex, logCount, ...receipt } = stored;
+    return { receipt, logs: { height: location.height, first: firstLogIndex, count: logCount } };
+  }
+
+  /**
+   * A receipt's logs as the Log bucket holds them (logs/stored-log.ts), in order, read
+   * {@link LOGS_PER_READ} at a time, with turns of the event loop between them.
+   */
+  async *storedReceiptLogs({ height, first, count }: StoredReceiptLogs, turns: Turns): AsyncIterable<Uint8Array> {
+    for (let start = first; start < first + count; start += LOGS_PER_READ) {
+      const positions: LogPosition[] = [];
+      for (let logIndex = start; logIndex < Math.min(start + LOGS_PER_READ, first + count); logIndex++) {
+        positions.push({ height, logIndex });
+      }
+      for (const stored of await this.storedLogs(positions)) {
+        yield stored;
+        const turn = turns.pause();
+        if (turn !== undefined) await turn;
+      }
+    }
   }
 
   async rawTransactionAt(location: TxLocation): Promise<Uint8Array | undefined> {
@@ -287,7 +367,7 @@ export class ChainStore {
       const position = uint32BE(index);
       const txHash = hexToBytes(receipt.transactionHash);
       batch.put(bucketKey(Bucket.Transaction, height, position), rawTransactions[index]!);
-      batch.put(bucketKey(Bucket.Receipt, height, position), jsonBytes(receipt));
+      batch.put(bucketKey(Bucket.Receipt, height, position), jsonBytes(storedReceipt(receipt)));
       batch.put(bucketKey(Bucket.TransactionHash, txHash), bucketKey(0, height, position).subarray(1));
       batch.put(bucketKey(Bucket.NativeToEvm, nativeHashes[index]!), txHash);
       batch.put(bucketKey(Bucket.EvmToNative, txHash), nativeHashes[index]!);

@@ -50,3 +50,19 @@ export function storedLogMatches(stored: Uint8Array, matcher: LogMatcher): boole
 export function storedLogJson(stored: Uint8Array): Buffer {
   return asBuffer(stored).subarray(jsonOffset(stored));
 }
+
+/** The record a stored log was written from (`encodeStoredLog`), read back from its JSON. */
+export function storedLogRecord(stored: Uint8Array): LogRecord {
+  const log = JSON.parse(storedLogJson(stored).toString('utf8')) as Omit<LogRecord, 'logIndex' | 'transactionIndex'> & {
+    readonly logIndex: PrefixedHexString;
+    readonly transactionIndex: PrefixedHexString;
+  };
+  return {
+    address: log.address,
+    topics: log.topics,
+    data: log.data,
+    logIndex: Number(log.logIndex),
+    transactionIndex: Number(log.transactionIndex),
+    transactionHash: log.transactionHash,
+  };
+}

@@ -15,7 +15,10 @@ export const Bucket = {
   Transaction: 0x04,
   /** EVM transaction hash -> height || index (4 bytes). */
   TransactionHash: 0x05,
-  /** height || index (4 bytes) -> receipt record (JSON). */
+  /**
+   * height || index (4 bytes) -> receipt record (JSON) without its logs, which `firstLogIndex` and
+   * `logCount` name in Log (schema version 3 held them in the record).
+   */
   Receipt: 0x06,
   /** native transaction hash -> EVM transaction hash. */
   NativeToEvm: 0x07,

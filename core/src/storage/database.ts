@@ -7,7 +7,14 @@ import { RocksDbStore } from './rocksdb-store.js';
 import { StartupError } from '../node/startup-error.js';
 
 /** The layout version of everything evmnode stores; raise it when a bucket's format changes. */
-export const SCHEMA_VERSION = 3n;
+export const SCHEMA_VERSION = 4n;
+
+/**
+ * Earlier versions this evmnode reads too, and moves to {@link SCHEMA_VERSION} when it opens them,
+ * so that a release that cannot read what it then writes refuses the database. Version 3 stored
+ * each receipt with its logs; since 4 a receipt names them in the Log bucket. Both are read.
+ */
+const UPGRADED_SCHEMA_VERSIONS: readonly bigint[] = [3n];
 
 const SCHEMA_VERSION_KEY = 'schema-version';
 
@@ -58,8 +65,8 @@ export class Database {
   async #checkSchemaVersion(): Promise<void> {
     const stored = await this.meta.get(SCHEMA_VERSION_KEY);
     if (stored === SCHEMA_VERSION) return;
-    if (stored === undefined) {
-      if (await this.#hasData()) {
+    if (stored === undefined || UPGRADED_SCHEMA_VERSIONS.includes(stored)) {
+      if (stored === undefined && (await this.#hasData())) {
         throw new StartupError('the database holds data but no schema version: it was not written by evmnode');
       }
       const batch = this.batch();

@@ -2,15 +2,16 @@ import { createTxFromRLP, type TxOptions } from '@ethereumjs/tx';
 import type { PrefixedHexString } from '@ethereumjs/util';
 import { LRUCache } from 'lru-cache';
 import { formatBlock } from './block-json.js';
-import { appendReceiptJson, formatReceipt, type ReceiptShift } from './receipt-json.js';
+import { appendReceiptJson, formatReceipt, type ReceiptLogs, type ReceiptShift } from './receipt-json.js';
 import { formatSyntheticReceipt, formatSyntheticTransaction } from './synthetic-json.js';
 import { formatTransaction } from './transaction-json.js';
 import type { Chain } from '../chain/chain.js';
 import type { TxLocation } from '../api/chain-reader.js';
 import { fastTxOptions } from '../chain/pool/raw-transaction.js';
-import type { BlockRecord, ReceiptRecord, SyntheticTxRecord } from '../chain/records.js';
+import type { BlockRecord, SyntheticTxRecord } from '../chain/records.js';
 import type { BlockRef } from '../rpc/block-codecs.js';
-import { EventLoopTurns } from '../rpc/event-loop-turns.js';
+import { EventLoopTurns, type Turns } from '../rpc/event-loop-turns.js';
+import type { ReceiptEntry } from '../chain/chain-store.js';
 import { RawJson } from '../rpc/raw-json.js';
 import { InvalidInputError, SyntheticTxError } from '../errors/rpc-error.js';
 import type { BlockView, ChainViews } from '../api/chain-views.js';
@@ -178,7 +179,7 @@ export class StoredChainViews implements ChainViews {
     const found = await this.#receiptOf(hash, view);
     if (found === undefined) return null;
     if ('synthetic' in found) return syntheticReceiptOf(found.synthetic);
-    return formatReceipt(found.receipt, found.block, found.shift);
+    return formatReceipt(await this.chain.store.receiptRecord(found.entry), found.block, found.shift);
   }
 
   async receiptJson(hash: PrefixedHexString, view: BlockView = 'eth'): Promise<RawJson | null> {
@@ -186,7 +187,9 @@ export class StoredChainViews implements ChainViews {
     if (found === undefined) return null;
     if ('synthetic' in found) return jsonOf(syntheticReceiptOf(found.synthetic));
     const parts: Uint8Array[] = [];
-    await appendReceiptJson(parts, found.receipt, found.block, found.shift, new EventLoopTurns());
+    const turns = new EventLoopTurns();
+    const { entry, block, shift } = found;
+    await appendReceiptJson(parts, entry.receipt, this.#logsOf(entry, turns), block, shift, turns);
     return new RawJson(parts);
   }
 
@@ -194,9 +197,10 @@ export class StoredChainViews implements ChainViews {
     const found = await this.#blockReceiptsOf(ref, view);
     if (found === undefined) return null;
     const { block, synthetic, receipts, shift } = found;
+    const records = await Promise.all(receipts.map((entry) => this.chain.store.receiptRecord(entry)));
     return [
       ...synthetic.map((record, index) => formatSyntheticReceipt(record, block, index)),
-      ...receipts.map((receipt) => formatReceipt(receipt, block, shift)),
+      ...records.map((receipt) => formatReceipt(receipt, block, shift)),
     ];
   }
 
@@ -211,12 +215,17 @@ export class StoredChainViews implements ChainViews {
         Buffer.from(`${index === 0 ? '[' : ','}${JSON.stringify(formatSyntheticReceipt(record, block, index))}`),
       );
     });
-    for (const [index, receipt] of receipts.entries()) {
+    for (const [index, entry] of receipts.entries()) {
       parts.push(index + synthetic.length === 0 ? OPEN_BRACKET : COMMA);
-      await appendReceiptJson(parts, receipt, block, shift, turns);
+      await appendReceiptJson(parts, entry.receipt, this.#logsOf(entry, turns), block, shift, turns);
     }
     parts.push(synthetic.length + receipts.length === 0 ? EMPTY_ARRAY : CLOSE_BRACKET);
     return new RawJson(parts);
+  }
+
+  /** A receipt's logs, those on disk read as they are needed. */
+  #logsOf({ logs }: ReceiptEntry, turns: Turns): ReceiptLogs {
+    return 'records' in logs ? logs : { stored: this.chain.store.storedReceiptLogs(logs, turns) };
   }
 
   /** Where transaction `hash`'s receipt is, as the view shows it; a synthetic one's with its place. */
@@ -224,7 +233,7 @@ export class StoredChainViews implements ChainViews {
     hash: PrefixedHexString,
     view: BlockView,
   ): Promise<
-    | { receipt: ReceiptRecord; block: BlockRecord; shift: ReceiptShift | undefined }
+    | { entry: ReceiptEntry; block: BlockRecord; shift: ReceiptShift | undefined }
     | { synthetic: PlacedSynthetic }
     | undefined
   > {
@@ -237,12 +246,12 @@ export class StoredChainViews implements ChainViews {
       const synthetic = await this.#placedSynthetic(hash, view);
       return synthetic === undefined ? undefined : { synthetic };
     }
-    const [receipt, block] = await Promise.all([
-      this.chain.store.receiptAt(location),
+    const [entry, block] = await Promise.all([
+      this.chain.store.receiptEntryAt(location),
       this.chain.store.blockAt(location.height),
     ]);
-    if (receipt === undefined || block === undefined) return undefined;
-    return { receipt, block, shift: view === 'eth' ? undefined : await this.#shiftOf(block, view) };
+    if (entry === undefined || block === undefined) return undefined;
+    return { entry, block, shift: view === 'eth' ? undefined : await this.#shiftOf(block, view) };
   }
 
   /** A block's receipts as the view lists them: its synthetic ones first (legacy views), then its EVM ones, shifted. */
@@ -253,7 +262,7 @@ export class StoredChainViews implements ChainViews {
     | {
         block: BlockRecord;
         synthetic: SyntheticTxRecord[];
-        receipts: ReceiptRecord[];
+        receipts: ReceiptEntry[];
         shift: ReceiptShift | undefined;
       }
     | undefined
@@ -263,7 +272,9 @@ export class StoredChainViews implements ChainViews {
     const hashes = syntheticHashes(block, view);
     const [synthetic, receipts] = await Promise.all([
       Promise.all(hashes.map((hash) => this.#syntheticRecord(block, hash))),
-      Promise.all(block.transactions.map((_, index) => this.chain.store.receiptAt({ height: block.height, index }))),
+      Promise.all(
+        block.transactions.map((_, index) => this.chain.store.receiptEntryAt({ height: block.height, index })),
+      ),
     ]);
     const shift = view === 'eth' ? undefined : { transactions: hashes.length, logs: syntheticLogCount(synthetic) };
     return { block, synthetic, receipts: receipts.map((receipt) => receipt!), shift };

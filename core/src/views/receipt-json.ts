@@ -2,6 +2,7 @@ import type { BlockRecord, LogRecord, ReceiptRecord } from '../chain/records.js'
 import type { Turns } from '../rpc/event-loop-turns.js';
 import { JsonArrayPacker } from '../rpc/raw-json.js';
 import { formatLog } from './log-json.js';
+import { storedLogJson, storedLogRecord } from '../logs/stored-log.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
 
 /**
@@ -33,27 +34,42 @@ export function formatReceipt(
 const LOGS_PER_PAUSE = 256;
 
 /**
+ * A receipt's logs: in hand, or as the Log bucket stores them (logs/stored-log.ts), read in turns
+ * of the event loop as they are needed.
+ */
+export type ReceiptLogs = { readonly records: readonly LogRecord[] } | { readonly stored: AsyncIterable<Uint8Array> };
+
+/**
  * Appends {@link formatReceipt}'s JSON to `parts`, its logs packed in turns of the event loop: a
- * receipt of 28,000 logs took 110 ms of the node's thread to format and write in one turn.
+ * receipt of 28,000 logs took 110 ms of the node's thread to format and write in one turn. Stored
+ * logs are their stored JSON, unless a legacy view shifts them.
  */
 export async function appendReceiptJson(
   parts: Uint8Array[],
-  receipt: ReceiptRecord,
+  receipt: Omit<ReceiptRecord, 'logs'>,
+  logs: ReceiptLogs,
   block: BlockRecord,
   shift: ReceiptShift | undefined,
   turns: Turns,
 ): Promise<void> {
   parts.push(Buffer.from(`${JSON.stringify(fieldsBeforeLogs(receipt, block)).slice(0, -1)},"logs":`));
-  const logs = new JsonArrayPacker();
-  for (const [index, log] of receipt.logs.entries()) {
-    if (index % LOGS_PER_PAUSE === 0) await turns.pause();
-    logs.append(Buffer.from(JSON.stringify(formatReceiptLog(log, block, shift))));
+  const packer = new JsonArrayPacker();
+  const formatted = (log: LogRecord) => Buffer.from(JSON.stringify(formatReceiptLog(log, block, shift)));
+  if ('records' in logs) {
+    for (const [index, log] of logs.records.entries()) {
+      if (index % LOGS_PER_PAUSE === 0) await turns.pause();
+      packer.append(formatted(log));
+    }
+  } else {
+    for await (const stored of logs.stored) {
+      packer.append(shift === undefined ? storedLogJson(stored) : formatted(storedLogRecord(stored)));
+    }
   }
-  for (const part of logs.end().parts) parts.push(part);
+  for (const part of packer.end().parts) parts.push(part);
   parts.push(Buffer.from(`,${JSON.stringify(fieldsAfterLogs(receipt, shift)).slice(1)}`));
 }
 
-function fieldsBeforeLogs(receipt: ReceiptRecord, block: BlockRecord): Record<string, unknown> {
+function fieldsBeforeLogs(receipt: Omit<ReceiptRecord, 'logs'>, block: BlockRecord): Record<string, unknown> {
   return {
     blockHash: block.hash,
     blockNumber: toQuantity(block.height),
@@ -65,7 +81,10 @@ function fieldsBeforeLogs(receipt: ReceiptRecord, block: BlockRecord): Record<st
   };
 }
 
-function fieldsAfterLogs(receipt: ReceiptRecord, shift: ReceiptShift | undefined): Record<string, unknown> {
+function fieldsAfterLogs(
+  receipt: Omit<ReceiptRecord, 'logs'>,
+  shift: ReceiptShift | undefined,
+): Record<string, unknown> {
   return {
     logsBloom: receipt.logsBloom,
     status: toQuantity(receipt.status),

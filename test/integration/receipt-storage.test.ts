@@ -1,0 +1,123 @@
+import { expect } from 'chai';
+import { Bucket, bucketRange } from '@evmnode/core/internal';
+import { Database } from '@evmnode/core';
+import { startTestNode, type TestNode } from '@evmnode/core/testing';
+import { devWallet, manyLogsInit, sign, submitTogether, waitForReceipt } from '../support/chain-kit.js';
+import { rpc } from '../support/rpc-client.js';
+import { temporaryDir } from '../support/temp-dirs.js';
+
+const PLUGINS = ['eth-query', 'eth-send', 'filters', 'ext-legacy'];
+const CONFIG = { evm: { enabled_legacy_ext_apis: ['ext_getTransactionReceipt', 'ext_getBlockReceipts'] } };
+
+async function result(node: TestNode, method: string, params: unknown[]): Promise<any> {
+  const answer = await rpc(node.url, method, params);
+  expect(answer.error, `${method}: ${JSON.stringify(answer.error)}`).to.equal(undefined);
+  return answer.result;
+}
+
+/** Every way the node serves the transactions' receipts and logs, in both views. */
+async function servedReceipts(node: TestNode, hashes: readonly string[]) {
+  const receipts = [];
+  for (const hash of hashes) {
+    receipts.push({
+      eth: await result(node, 'eth_getTransactionReceipt', [hash]),
+      ext: await result(node, 'ext_getTransactionReceipt', [hash]),
+    });
+  }
+  const block = receipts[0]!.eth.blockNumber;
+  return {
+    receipts,
+    blockReceipts: {
+      eth: await result(node, 'eth_getBlockReceipts', [block]),
+      ext: await result(node, 'ext_getBlockReceipts', [block]),
+    },
+    logs: await result(node, 'eth_getLogs', [{ fromBlock: block, toBlock: block }]),
+  };
+}
+
+/** A receipt record as schema version 3 stored it: with its logs, as records. */
+function inlineRecord(stored: Record<string, unknown>, served: { logs: any[] }): Record<string, unknown> {
+  const { firstLogIndex, logCount, ...fields } = stored;
+  expect(served.logs).to.have.length(logCount as number);
+  if (served.logs.length > 0) expect(Number(served.logs[0].logIndex)).to.equal(firstLogIndex);
+  const logs = served.logs.map((log) => ({
+    address: log.address,
+    topics: log.topics,
+    data: log.data,
+    logIndex: Number(log.logIndex),
+    transactionIndex: Number(log.transactionIndex),
+    transactionHash: log.transactionHash,
+  }));
+  return { ...fields, logs };
+}
+
+describe('receipts on disk', function () {
+  this.timeout(120_000);
+
+  it('serves the same receipts after a restart, whether their logs are stored once or inline as in version 3', async () => {
+    const home = temporaryDir('receipts');
+    let node = await startTestNode({ home, plugins: PLUGINS, config: CONFIG });
+    let hashes: string[];
+    let before: Awaited<ReturnType<typeof servedReceipts>>;
+    try {
+      // One block: 5 logs, none, then 3,000 (more than one read of the Log bucket takes), numbered from 5.
+      const wallet = devWallet(7);
+      const raws = await Promise.all([
+        sign(wallet, { nonce: 0, data: manyLogsInit(5), gasLimit: 200_000n }),
+        sign(wallet, { nonce: 1, to: devWallet(6).address, value: 1n, gasLimit: 21_000n }),
+        sign(wallet, { nonce: 2, data: manyLogsInit(3_000), gasLimit: 2_000_000n }),
+      ]);
+      hashes = await submitTogether(node.url, raws);
+      const mined = await Promise.all(hashes.map((hash) => waitForReceipt(node.url, hash)));
+      expect(new Set(mined.map((receipt) => receipt.blockNumber)).size).to.equal(1);
+      before = await servedReceipts(node, hashes);
+    } finally {
+      await node.stop();
+    }
+    expect(before.receipts.map(({ eth }) => eth.logs.length)).to.deep.equal([5, 0, 3_000]);
+    expect(before.receipts.flatMap(({ eth }) => eth.logs)).to.deep.equal(before.logs);
+    expect(before.blockReceipts.eth).to.deep.equal(before.receipts.map(({ eth }) => eth));
+
+    // Restarted, the node has no receipt in memory: each is read from disk, its logs from the Log bucket.
+    node = await startTestNode({ home, plugins: PLUGINS, config: CONFIG });
+    try {
+      expect(await servedReceipts(node, hashes)).to.deep.equal(before);
+    } finally {
+      await node.stop();
+    }
+
+    // The same records as version 3 wrote them, in a database of version 3.
+    const database = await Database.openInHome(home);
+    try {
+      const batch = database.batch();
+      const range = bucketRange(Bucket.Receipt);
+      let rewritten = 0;
+      for await (const [key, value] of database.store.iterate(range)) {
+        const stored = JSON.parse(Buffer.from(value).toString('utf8')) as Record<string, unknown>;
+        const served = before.receipts.find(({ eth }) => eth.transactionHash === stored.transactionHash);
+        if (served === undefined) continue;
+        // What the node wrote: the record without its logs, which it names in the Log bucket.
+        expect(stored).to.not.have.property('logs');
+        batch.put(key, Buffer.from(JSON.stringify(inlineRecord(stored, served.eth))));
+        rewritten += 1;
+      }
+      expect(rewritten).to.equal(3);
+      database.meta.put(batch, 'schema-version', 3n);
+      await batch.write();
+    } finally {
+      await database.close();
+    }
+    node = await startTestNode({ home, plugins: PLUGINS, config: CONFIG });
+    try {
+      expect(await servedReceipts(node, hashes)).to.deep.equal(before);
+    } finally {
+      await node.stop();
+    }
+    const reopened = await Database.openInHome(home);
+    try {
+      expect(await reopened.meta.get('schema-version')).to.equal(4n);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
