@@ -2,11 +2,10 @@ import { Bloom } from '@ethereumjs/vm';
 
 /**
  * ethereumjs' `runTx` puts each log's emitter and topics into the transaction's bloom, in one go,
- * and `Bloom.add` hashes every entry with Keccak-256: an `eth_call` of init code emitting 24,000
- * logs held the node's thread for about 50 ms doing so, a 60M-gas transaction of 140,000 logs for
- * 300 ms, at every replay and trace of it too. Most entries repeat (a contract's address, its
- * events' signatures), so the bits each sets are kept here, by entry, and each is hashed once
- * while it stays among the last few thousand.
+ * and `Bloom.add` hashes every entry with Keccak-256: a 60M-gas transaction of 140,000 logs held
+ * the node's thread for 340-390 ms doing so, at production and at every replay and trace of it.
+ * Most entries repeat (a contract's address, its events' signatures), so the bits each sets are
+ * kept here, by entry, and each is hashed once while it stays among the last few thousand.
  */
 
 /** Entries whose bits are kept; all are dropped at once past this (about 0.5 MB). */
