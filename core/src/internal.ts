@@ -31,7 +31,7 @@ export { consensusHeaderHash } from './chain/consensus-header.js';
 export { devAccounts } from './chain/dev-accounts.js';
 export { readGenesisFile } from './chain/genesis.js';
 export { ChainStore } from './chain/chain-store.js';
-export { storedLogJson, storedLogMatches } from './logs/stored-log.js';
+export { logRecordOfJson, storedLogJson, storedLogMatches } from './logs/stored-log.js';
 export { TrieNodeStore } from './chain/state/trie-node-store.js';
 export { CoalescedReads } from './storage/coalesced-reads.js';
 export { updateTrie, type TrieUpdate } from './chain/state/trie-batch-update.js';

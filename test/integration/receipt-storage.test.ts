@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Bucket, bucketRange } from '@evmnode/core/internal';
+import { Bucket, bucketRange, logRecordOfJson } from '@evmnode/core/internal';
 import { Database } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, manyLogsInit, sign, submitTogether, waitForReceipt } from '../support/chain-kit.js';
@@ -40,15 +40,17 @@ function inlineRecord(stored: Record<string, unknown>, served: { logs: any[] }):
   const { firstLogIndex, logCount, ...fields } = stored;
   expect(served.logs).to.have.length(logCount as number);
   if (served.logs.length > 0) expect(Number(served.logs[0].logIndex)).to.equal(firstLogIndex);
-  const logs = served.logs.map((log) => ({
-    address: log.address,
-    topics: log.topics,
-    data: log.data,
-    logIndex: Number(log.logIndex),
-    transactionIndex: Number(log.transactionIndex),
-    transactionHash: log.transactionHash,
-  }));
-  return { ...fields, logs };
+  return { ...fields, logs: served.logs.map(logRecordOfJson) };
+}
+
+/** What a node started anew on `home` serves of the transactions' receipts. */
+async function servedAfterRestart(home: string, hashes: readonly string[]): ReturnType<typeof servedReceipts> {
+  const node = await startTestNode({ home, plugins: PLUGINS, config: CONFIG });
+  try {
+    return await servedReceipts(node, hashes);
+  } finally {
+    await node.stop();
+  }
 }
 
 describe('receipts on disk', function () {
@@ -56,7 +58,7 @@ describe('receipts on disk', function () {
 
   it('serves the same receipts after a restart, whether their logs are stored once or inline as in version 3', async () => {
     const home = temporaryDir('receipts');
-    let node = await startTestNode({ home, plugins: PLUGINS, config: CONFIG });
+    const node = await startTestNode({ home, plugins: PLUGINS, config: CONFIG });
     let hashes: string[];
     let before: Awaited<ReturnType<typeof servedReceipts>>;
     try {
@@ -79,12 +81,7 @@ describe('receipts on disk', function () {
     expect(before.blockReceipts.eth).to.deep.equal(before.receipts.map(({ eth }) => eth));
 
     // Restarted, the node has no receipt in memory: each is read from disk, its logs from the Log bucket.
-    node = await startTestNode({ home, plugins: PLUGINS, config: CONFIG });
-    try {
-      expect(await servedReceipts(node, hashes)).to.deep.equal(before);
-    } finally {
-      await node.stop();
-    }
+    expect(await servedAfterRestart(home, hashes)).to.deep.equal(before);
 
     // The same records as version 3 wrote them, in a database of version 3.
     const database = await Database.openInHome(home);
@@ -107,12 +104,7 @@ describe('receipts on disk', function () {
     } finally {
       await database.close();
     }
-    node = await startTestNode({ home, plugins: PLUGINS, config: CONFIG });
-    try {
-      expect(await servedReceipts(node, hashes)).to.deep.equal(before);
-    } finally {
-      await node.stop();
-    }
+    expect(await servedAfterRestart(home, hashes)).to.deep.equal(before);
     const reopened = await Database.openInHome(home);
     try {
       expect(await reopened.meta.get('schema-version')).to.equal(4n);

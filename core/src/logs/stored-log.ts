@@ -51,12 +51,14 @@ export function storedLogJson(stored: Uint8Array): Buffer {
   return asBuffer(stored).subarray(jsonOffset(stored));
 }
 
-/** The record a stored log was written from (`encodeStoredLog`), read back from its JSON. */
-export function storedLogRecord(stored: Uint8Array): LogRecord {
-  const log = JSON.parse(storedLogJson(stored).toString('utf8')) as Omit<LogRecord, 'logIndex' | 'transactionIndex'> & {
-    readonly logIndex: PrefixedHexString;
-    readonly transactionIndex: PrefixedHexString;
-  };
+/** A log's `eth_` JSON, as `formatLog` makes it. */
+type LogJson = Omit<LogRecord, 'logIndex' | 'transactionIndex'> & {
+  readonly logIndex: PrefixedHexString;
+  readonly transactionIndex: PrefixedHexString;
+};
+
+/** The record a log's `eth_` JSON was made from. */
+export function logRecordOfJson(log: LogJson): LogRecord {
   return {
     address: log.address,
     topics: log.topics,
@@ -65,4 +67,9 @@ export function storedLogRecord(stored: Uint8Array): LogRecord {
     transactionIndex: Number(log.transactionIndex),
     transactionHash: log.transactionHash,
   };
+}
+
+/** The record a stored log was written from (`encodeStoredLog`), read back from its JSON. */
+export function storedLogRecord(stored: Uint8Array): LogRecord {
+  return logRecordOfJson(JSON.parse(storedLogJson(stored).toString('utf8')) as LogJson);
 }
