@@ -395,3 +395,44 @@ describe('eth chain information: identity, fee suggestions, fee history, unavail
     });
   });
 });
+
+describe('eth_feeHistory over more blocks than it reads at once', function () {
+  this.timeout(60_000);
+  let node: TestNode;
+  before(async () => {
+    node = await startTestNode({ plugins: ['eth-query', 'eth-send'], config: { consensus: { block_time: 20 } } });
+  });
+  after(() => node.stop());
+
+  it('gives every block of a 100-block span, while blocks keep committing', async () => {
+    const blockAt = async (number: number): Promise<any> =>
+      (await rpc(node.url, 'eth_getBlockByNumber', [quantity(number), false])).result;
+    // Transfers at tips of 1, 2 and 3 gwei, each in a block of its own, among empty blocks.
+    const tipped = new Map<number, bigint>();
+    for (const [nonce, tip] of [1n, 2n, 3n].entries()) {
+      const raw = await sign(devWallet(4), {
+        nonce,
+        to: RECIPIENT,
+        value: 1n,
+        maxFeePerGas: 20n * GWEI,
+        maxPriorityFeePerGas: tip * GWEI,
+      });
+      tipped.set(Number((await waitForReceipt(node.url, await submit(node.url, raw))).blockNumber), tip * GWEI);
+    }
+    const newest = Math.max(100, ...tipped.keys()) + 1;
+    while (Number((await rpc(node.url, 'eth_blockNumber')).result) <= newest)
+      await new Promise((r) => setTimeout(r, 20));
+    const blocks = await Promise.all(Array.from({ length: 101 }, (_, offset) => blockAt(newest - 99 + offset)));
+    const span = blocks.slice(0, 100);
+    expect(span.filter((block) => tipped.has(Number(block.number)))).to.have.length(3);
+    expect(await resultOf(overHttp(node.url), 'eth_feeHistory', ['0x64', quantity(newest), [25, 75]])).to.deep.equal({
+      oldestBlock: quantity(newest - 99),
+      baseFeePerGas: blocks.map((block) => block.baseFeePerGas),
+      gasUsedRatio: span.map((block) => Math.round((Number(block.gasUsed) / 12_500_000) * 1e4) / 1e4),
+      reward: span.map((block) => {
+        const tip = quantity(tipped.get(Number(block.number)) ?? 0n);
+        return [tip, tip];
+      }),
+    });
+  });
+});

@@ -4,6 +4,7 @@ import {
   codec,
   CodecError,
   defineMethod,
+  EventLoopTurns,
   InvalidInputError,
   jsonKind,
   rewardPercentiles,
@@ -13,6 +14,13 @@ import {
 } from '@evmnode/core';
 
 const MAX_PERCENTILES = 100;
+
+/**
+ * Blocks read at once. A full block's record lists each transaction's hash and tip, and a
+ * request may span `max_blocks_for_log` (2,000) blocks: read all at once, 60M-gas blocks of
+ * transfers would be gigabytes of records held together, and their tips parsed in one turn.
+ */
+const BLOCKS_PER_READ = 32;
 
 const MAX_UINT64 = 0xffff_ffff_ffff_ffffn;
 
@@ -69,9 +77,12 @@ export function feeHistoryMethod(chain: ChainReader, maxBlocks: number) {
   return defineMethod({
     name: 'eth_feeHistory',
     params: [hexOrDecimal64, blockNumberOrTag, arrayOf(float64)],
-    handler: async ([requested, newest, percentiles]) => {
+    handler: async ([requested, newest, percentiles], request) => {
       checkPercentiles(percentiles);
-      const head = chain.head().height;
+      // The head as the call begins: blocks commit while it reads.
+      const headBlock = chain.head();
+      const head = headBlock.height;
+      const headNextBaseFee = chain.nextBaseFee();
       if (requested === 0n) return { oldestBlock: '0x0', baseFeePerGas: [], gasUsedRatio: [] };
       if (typeof newest === 'bigint' && newest > BigInt(head)) {
         throw new InvalidInputError(`requested last block ${newest} is not yet available; safe latest is ${head}`);
@@ -79,23 +90,34 @@ export function feeHistoryMethod(chain: ChainReader, maxBlocks: number) {
       const newestHeight = typeof newest === 'bigint' ? Number(newest) : newest === 'earliest' ? 0 : head;
       const count = Math.min(Number(requested > BigInt(maxBlocks) ? BigInt(maxBlocks) : requested), newestHeight + 1);
       const oldest = newestHeight - count + 1;
-      const blocks = await Promise.all(
-        Array.from({ length: count }, async (_, offset): Promise<BlockRecord> => {
-          const height = oldest + offset;
-          return height === head ? chain.head() : (await chain.blockAt(height))!;
-        }),
-      );
+      const baseFeePerGas: string[] = [];
+      const gasUsedRatio: number[] = [];
+      const reward: string[][] = [];
+      const turns = new EventLoopTurns(undefined, request.clientId);
+      for (let from = oldest; from <= newestHeight; from += BLOCKS_PER_READ) {
+        const heights = Array.from({ length: Math.min(BLOCKS_PER_READ, newestHeight + 1 - from) }, (_, i) => from + i);
+        const blocks = await Promise.all(
+          heights.map(async (height): Promise<BlockRecord> =>
+            height === head ? headBlock : (await chain.blockAt(height))!,
+          ),
+        );
+        for (const block of blocks) {
+          baseFeePerGas.push(block.baseFeePerGas);
+          gasUsedRatio.push(
+            Math.round((Number(BigInt(block.gasUsed)) / Number(BigInt(block.gasLimit))) * 10_000) / 10_000,
+          );
+          if (percentiles.length > 0) reward.push(rewardPercentiles(block, percentiles).map(toQuantity));
+          const turn = turns.pause();
+          if (turn !== undefined) await turn;
+        }
+      }
       const nextBaseFee =
-        newestHeight === head ? chain.nextBaseFee() : BigInt((await chain.blockAt(newestHeight + 1))!.baseFeePerGas);
+        newestHeight === head ? headNextBaseFee : BigInt((await chain.blockAt(newestHeight + 1))!.baseFeePerGas);
       return {
         oldestBlock: toQuantity(oldest),
-        baseFeePerGas: [...blocks.map((block) => block.baseFeePerGas), toQuantity(nextBaseFee)],
-        gasUsedRatio: blocks.map(
-          (block) => Math.round((Number(BigInt(block.gasUsed)) / Number(BigInt(block.gasLimit))) * 10_000) / 10_000,
-        ),
-        ...(percentiles.length === 0
-          ? {}
-          : { reward: blocks.map((block) => rewardPercentiles(block, percentiles).map(toQuantity)) }),
+        baseFeePerGas: [...baseFeePerGas, toQuantity(nextBaseFee)],
+        gasUsedRatio,
+        ...(percentiles.length === 0 ? {} : { reward }),
       };
     },
   });
