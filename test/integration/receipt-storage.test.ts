@@ -15,7 +15,7 @@ async function result(node: TestNode, method: string, params: unknown[]): Promis
   return answer.result;
 }
 
-/** Every way the node serves the transactions' receipts and logs, in both views. */
+/** Every way the node serves the transactions' receipts and logs, in both views, and their block with them. */
 async function servedReceipts(node: TestNode, hashes: readonly string[]) {
   const receipts = [];
   for (const hash of hashes) {
@@ -32,6 +32,8 @@ async function servedReceipts(node: TestNode, hashes: readonly string[]) {
       ext: await result(node, 'ext_getBlockReceipts', [block]),
     },
     logs: await result(node, 'eth_getLogs', [{ fromBlock: block, toBlock: block }]),
+    // Its transactions' senders are their receipts'.
+    block: await result(node, 'eth_getBlockByNumber', [block, true]),
   };
 }
 

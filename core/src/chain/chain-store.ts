@@ -72,6 +72,14 @@ function storedReceipt({ logs, ...fields }: ReceiptRecord): StoredReceipt {
   return { ...fields, firstLogIndex: logs[0]?.logIndex ?? 0, logCount: logs.length };
 }
 
+/** A stored receipt of block `height`, its logs still on disk unless stored with it. */
+function receiptEntryOf(bytes: Uint8Array, height: number): ReceiptEntry {
+  const stored = json<StoredReceipt | ReceiptRecord>(bytes)!;
+  if ('logs' in stored) return { receipt: stored, logs: { records: stored.logs } };
+  const { firstLogIndex, logCount, ...receipt } = stored;
+  return { receipt, logs: { height, first: firstLogIndex, count: logCount } };
+}
+
 /** A receipt's logs read from the Log bucket this many at a time. */
 const LOGS_PER_READ = 1024;
 
@@ -205,13 +213,22 @@ export class ChainStore {
   async receiptEntryAt(location: TxLocation): Promise<ReceiptEntry | undefined> {
     const cached = this.#receipts.get(location.height)?.[location.index];
     if (cached !== undefined) return { receipt: cached, logs: { records: cached.logs } };
-    const stored = json<StoredReceipt | ReceiptRecord>(
-      await this.#store.get(bucketKey(Bucket.Receipt, location.height, uint32BE(location.index))),
-    );
-    if (stored === undefined) return undefined;
-    if ('logs' in stored) return { receipt: stored, logs: { records: stored.logs } };
-    const { firstLogIndex, logCount, ...receipt } = stored;
-    return { receipt, logs: { height: location.height, first: firstLogIndex, count: logCount } };
+    const bytes = await this.#store.get(bucketKey(Bucket.Receipt, location.height, uint32BE(location.index)));
+    return bytes === undefined ? undefined : receiptEntryOf(bytes, location.height);
+  }
+
+  /**
+   * The receipts of block `height`'s first `count` transactions, in one read: a block of 600
+   * transactions read one by one took 60 ms of the thread only to ask RocksDB for them.
+   */
+  async receiptEntriesAt(height: number, count: number): Promise<(ReceiptEntry | undefined)[]> {
+    const cached = this.#receipts.get(height);
+    if (cached !== undefined) {
+      return cached.slice(0, count).map((receipt) => ({ receipt, logs: { records: receipt.logs } }));
+    }
+    const keys = Array.from({ length: count }, (_, index) => bucketKey(Bucket.Receipt, height, uint32BE(index)));
+    const values = await this.#store.getMany(keys);
+    return values.map((bytes) => (bytes === undefined ? undefined : receiptEntryOf(bytes, height)));
   }
 
   /**

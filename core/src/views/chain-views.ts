@@ -117,11 +117,11 @@ export class StoredChainViews implements ChainViews {
   async #formatBlock(record: BlockRecord, fullTransactions: boolean, view: BlockView): Promise<Json> {
     const synthetic = syntheticHashes(record, view);
     if (!fullTransactions) return formatBlock(record, [...synthetic, ...record.transactions], false);
-    const transactions = await Promise.all([
-      ...synthetic.map((hash, index) => this.#syntheticTransaction(record, hash, index)),
-      ...record.transactions.map((_, index) => this.#committedTransaction(record, index, synthetic.length)),
+    const [syntheticTransactions, committed] = await Promise.all([
+      Promise.all(synthetic.map((hash, index) => this.#syntheticTransaction(record, hash, index))),
+      this.#committedTransactions(record, synthetic.length),
     ]);
-    return formatBlock(record, transactions, true);
+    return formatBlock(record, [...syntheticTransactions, ...committed], true);
   }
 
   async transactionCount(ref: BlockRef, view: BlockView = 'eth'): Promise<PrefixedHexString | null> {
@@ -272,9 +272,7 @@ export class StoredChainViews implements ChainViews {
     const hashes = syntheticHashes(block, view);
     const [synthetic, receipts] = await Promise.all([
       Promise.all(hashes.map((hash) => this.#syntheticRecord(block, hash))),
-      Promise.all(
-        block.transactions.map((_, index) => this.chain.store.receiptEntryAt({ height: block.height, index })),
-      ),
+      this.chain.store.receiptEntriesAt(block.height, block.transactions.length),
     ]);
     const shift = view === 'eth' ? undefined : { transactions: hashes.length, logs: syntheticLogCount(synthetic) };
     return { block, synthetic, receipts: receipts.map((receipt) => receipt!), shift };
@@ -335,14 +333,35 @@ export class StoredChainViews implements ChainViews {
   /** An EVM transaction; `offset` is how many synthetic transactions the view lists before it. */
   async #committedTransaction(block: BlockRecord, index: number, offset = 0): Promise<Json> {
     const location: TxLocation = { height: block.height, index };
-    const [raw, receipt] = await Promise.all([
+    const [raw, entry] = await Promise.all([
       this.chain.store.rawTransactionAt(location),
-      this.chain.store.receiptAt(location),
+      this.chain.store.receiptEntryAt(location),
     ]);
-    const tx = createTxFromRLP(raw!, this.#decodeOptions);
+    return this.#formatCommitted(block, index, offset, raw!, entry!.receipt.from);
+  }
+
+  /** A block's transactions, each read with one read for all: a full block holds thousands. */
+  async #committedTransactions(block: BlockRecord, offset: number): Promise<Json[]> {
+    const count = block.transactions.length;
+    const [raws, entries] = await Promise.all([
+      this.chain.store.rawTransactionsAt(block.height, 0, count),
+      this.chain.store.receiptEntriesAt(block.height, count),
+    ]);
+    const turns = new EventLoopTurns();
+    const transactions: Json[] = [];
+    for (let index = 0; index < count; index++) {
+      transactions.push(this.#formatCommitted(block, index, offset, raws[index]!, entries[index]!.receipt.from));
+      const turn = turns.pause();
+      if (turn !== undefined) await turn;
+    }
+    return transactions;
+  }
+
+  #formatCommitted(block: BlockRecord, index: number, offset: number, raw: Uint8Array, from: PrefixedHexString): Json {
+    const tx = createTxFromRLP(raw, this.#decodeOptions);
     return formatTransaction(
       tx,
-      { hash: block.transactions[index]!, from: receipt!.from },
+      { hash: block.transactions[index]!, from },
       {
         blockHash: block.hash,
         blockNumber: block.height,
