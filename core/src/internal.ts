@@ -24,7 +24,6 @@ export { initialConfig } from './config/initial-config.js';
 export { orderPlugins } from './plugins/plugin-order.js';
 export type { LoadedPlugin } from './plugins/plugin-loader.js';
 export { RocksDbStore } from './storage/rocksdb-store.js';
-export { Bucket, bucketRange } from './storage/buckets.js';
 export { HeadMarker, HEAD_MARKER_FILE } from './storage/head-marker.js';
 export { nextBaseFee } from './chain/base-fee.js';
 export { consensusHeaderHash } from './chain/consensus-header.js';

@@ -260,7 +260,7 @@ describe('native layer: bank, auth, association, native transactions', function 
       },
     ]);
     // The legacy views list them first, through the core service; eth_ sees none of it.
-    const views = new StoredChainViews(node.node.chain);
+    const views = new StoredChainViews(node.node.chain, new HeldAnswers(256 * 1024 * 1024));
     const ref = { kind: 'number', number: BigInt(block.height) } as const;
     const ext = (await views.block(ref, true, 'ext'))!;
     expect(ext.transactions).to.deep.equal([
@@ -340,7 +340,7 @@ describe('a synthetic transaction its block names but the store lacks', function
     await database.close();
     node = await startTestNode({ home, config: { consensus: { block_time: 100 } } });
 
-    const views = new StoredChainViews(node.node.chain);
+    const views = new StoredChainViews(node.node.chain, new HeldAnswers(256 * 1024 * 1024));
     const ref = { kind: 'number', number: BigInt(record.height) } as const;
     const failure = await views.block(ref, true, 'ext2').then(
       () => undefined,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { Bucket, bucketRange, logRecordOfJson } from '@evmnode/core/internal';
-import { Database } from '@evmnode/core';
+import { logRecordOfJson } from '@evmnode/core/internal';
+import { Bucket, bucketRange, Database } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, manyLogsInit, sign, submitTogether, waitForReceipt } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
@@ -112,6 +112,39 @@ describe('receipts on disk', function () {
       expect(await reopened.meta.get('schema-version')).to.equal(4n);
     } finally {
       await reopened.close();
+    }
+  });
+});
+
+describe('receipts whose logs pass the room for answers held', function () {
+  this.timeout(60_000);
+  /** `[evm] max_held_answer_bytes`: room for 3,000 logs' JSON (about 1 MB), not for 10,000. */
+  const ROOM = 2 * 1024 * 1024;
+  let node: TestNode;
+  before(async () => {
+    node = await startTestNode({ plugins: PLUGINS, config: { evm: { ...CONFIG.evm, max_held_answer_bytes: ROOM } } });
+  });
+  after(() => node.stop());
+
+  it('refuses them with -32005, and answers receipts within it after', async () => {
+    const wallet = devWallet(8);
+    const raws = await Promise.all([
+      sign(wallet, { nonce: 0, data: manyLogsInit(10_000), gasLimit: 5_000_000n }),
+      sign(wallet, { nonce: 1, data: manyLogsInit(3_000), gasLimit: 2_000_000n }),
+    ]);
+    const [large, small] = await submitTogether(node.url, raws);
+    const { blockNumber } = await waitForReceipt(node.url, small!);
+    const tooLarge = { code: -32005, message: 'receipts too large: their logs pass 2 MiB (max_held_answer_bytes)' };
+    for (const [method, params] of [
+      ['eth_getTransactionReceipt', [large]],
+      ['ext_getTransactionReceipt', [large]],
+      ['eth_getBlockReceipts', [blockNumber]],
+    ] as const) {
+      expect((await rpc(node.url, method, [...params])).error, method).to.deep.equal(tooLarge);
+    }
+    // The room each refusal took is given back: the smaller receipt, asked again and again, fits.
+    for (let time = 0; time < 5; time++) {
+      expect((await result(node, 'eth_getTransactionReceipt', [small])).logs).to.have.length(3_000);
     }
   });
 });

@@ -253,7 +253,7 @@ export const coreSchema = {
     },
     max_held_answer_bytes: {
       doc:
-        'Bytes of answers the node holds for all clients together: gathered by batches, traces, log queries and ' +
+        'Bytes of answers the node holds for all clients together: gathered by batches, traces, log queries, receipts and ' +
         'txpool_content, or written and not yet read. Past it, the connections that left the most unread for a ' +
         'second are closed, then those get "server busy"; a log query whose logs alone pass it, "log response ' +
         'too large". At least the largest answer (a block trace\'s 128 MiB).',

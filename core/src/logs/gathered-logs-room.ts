@@ -10,7 +10,12 @@ import { HELD_ANSWERS_BUSY, type HeldAnswers } from '../transport/held-answers.j
 export class GatheredLogsRoom {
   #taken = 0;
 
-  constructor(private readonly room: Pick<HeldAnswers, 'take' | 'give' | 'limit'>) {}
+  constructor(
+    private readonly room: Pick<HeldAnswers, 'take' | 'give' | 'limit'>,
+    /** What a caller is told when its logs alone pass the node's room (`mib` of it). */
+    private readonly tooLarge = (mib: number) =>
+      `log response too large: the logs found pass ${mib} MiB; query fewer blocks`,
+  ) {}
 
   /** Takes room for a log of `bytes`; -32005 when the query alone passes the node's room, or others hold it. */
   take(bytes: number): void {
@@ -19,8 +24,7 @@ export class GatheredLogsRoom {
       return;
     }
     if (this.#taken + bytes <= this.room.limit) throw new LimitExceededError(HELD_ANSWERS_BUSY);
-    const mib = Math.floor(this.room.limit / 1024 / 1024);
-    throw new LimitExceededError(`log response too large: the logs found pass ${mib} MiB; query fewer blocks`);
+    throw new LimitExceededError(this.tooLarge(Math.floor(this.room.limit / 1024 / 1024)));
   }
 
   release(): void {

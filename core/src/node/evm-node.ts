@@ -207,7 +207,7 @@ export class EvmNode {
     const native = new ChainNativeLayer(chain, nativeRulesOf(core), forward);
     container.register(CoreTokens.NativeLayer, { useValue: native });
     container.register(CoreTokens.KeyRing, { useValue: new KeyRing() });
-    container.register(CoreTokens.ChainViews, { useValue: new StoredChainViews(chain) });
+    container.register(CoreTokens.ChainViews, { useValue: new StoredChainViews(chain, heldAnswers) });
     const logLimits = {
       maxBlocks: core.evm.max_blocks_for_log,
       maxOpenEndedLogs: core.evm.max_log_no_block,

@@ -12,6 +12,8 @@ import type { BlockRecord, SyntheticTxRecord } from '../chain/records.js';
 import type { BlockRef } from '../rpc/block-codecs.js';
 import { EventLoopTurns, type Turns } from '../rpc/event-loop-turns.js';
 import type { ReceiptEntry } from '../chain/chain-store.js';
+import { GatheredLogsRoom } from '../logs/gathered-logs-room.js';
+import type { HeldAnswers } from '../transport/held-answers.js';
 import { RawJson } from '../rpc/raw-json.js';
 import { InvalidInputError, SyntheticTxError } from '../errors/rpc-error.js';
 import type { BlockView, ChainViews } from '../api/chain-views.js';
@@ -63,7 +65,11 @@ export class StoredChainViews implements ChainViews {
     sizeCalculation: (answer) => answer.length,
   });
 
-  constructor(private readonly chain: Chain) {
+  constructor(
+    private readonly chain: Chain,
+    /** The room among the answers held for clients that a receipt's logs take while its JSON is made. */
+    private readonly heldAnswers: Pick<HeldAnswers, 'take' | 'give' | 'limit'>,
+  ) {
     this.#decodeOptions = fastTxOptions(chain.common);
   }
 
@@ -189,7 +195,12 @@ export class StoredChainViews implements ChainViews {
     const parts: Uint8Array[] = [];
     const turns = new EventLoopTurns();
     const { entry, block, shift } = found;
-    await appendReceiptJson(parts, entry.receipt, this.#logsOf(entry, turns), block, shift, turns);
+    const room = new GatheredLogsRoom(this.heldAnswers, receiptsTooLarge);
+    try {
+      await appendReceiptJson(parts, entry.receipt, this.#logsOf(entry, turns), block, shift, turns, room);
+    } finally {
+      room.release();
+    }
     return new RawJson(parts);
   }
 
@@ -215,9 +226,14 @@ export class StoredChainViews implements ChainViews {
         Buffer.from(`${index === 0 ? '[' : ','}${JSON.stringify(formatSyntheticReceipt(record, block, index))}`),
       );
     });
-    for (const [index, entry] of receipts.entries()) {
-      parts.push(index + synthetic.length === 0 ? OPEN_BRACKET : COMMA);
-      await appendReceiptJson(parts, entry.receipt, this.#logsOf(entry, turns), block, shift, turns);
+    const room = new GatheredLogsRoom(this.heldAnswers, receiptsTooLarge);
+    try {
+      for (const [index, entry] of receipts.entries()) {
+        parts.push(index + synthetic.length === 0 ? OPEN_BRACKET : COMMA);
+        await appendReceiptJson(parts, entry.receipt, this.#logsOf(entry, turns), block, shift, turns, room);
+      }
+    } finally {
+      room.release();
     }
     parts.push(synthetic.length + receipts.length === 0 ? EMPTY_ARRAY : CLOSE_BRACKET);
     return new RawJson(parts);
@@ -372,6 +388,9 @@ export class StoredChainViews implements ChainViews {
     );
   }
 }
+
+/** What a caller is told when receipts' logs alone pass the answers the node holds. */
+const receiptsTooLarge = (mib: number) => `receipts too large: their logs pass ${mib} MiB (max_held_answer_bytes)`;
 
 function syntheticHashes(block: BlockRecord, view: BlockView): readonly PrefixedHexString[] {
   return view === 'eth' ? [] : block.synthetic[view];
