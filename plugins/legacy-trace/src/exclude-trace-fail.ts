@@ -88,10 +88,12 @@ export function excludeTraceFailTraceMethods(views: ChainViews, traces: TraceSer
       name: 'ext_getTransactionReceiptExcludeTraceFail',
       params: [hash],
       handler: async ([txHash], request) => {
-        const receipt = await views.receipt(txHash);
+        // As JSON text: a receipt of 140,000 logs is made in turns, within the room for answers held.
+        const receipt = await views.receiptJson(txHash);
         if (receipt === null) return null;
+        const { blockHash } = (await views.transactionByHash(txHash))!;
         const failed = await traces.failedTransactions(
-          blockRefOfHash(receipt.blockHash as `0x${string}`),
+          blockRefOfHash(blockHash as `0x${string}`),
           traceRequestOf(request),
         );
         return failed.has(txHash) ? null : receipt;
