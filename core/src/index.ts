@@ -80,7 +80,7 @@ export type { FoundLog, LogQuery, LogQueryLimits, LogRange, LogView } from './ap
 export type { BlockView, ChainViews, JsonObject } from './api/chain-views.js';
 export type { NativeLayer } from './api/native-layer.js';
 export type { LogIndexKey, LogPosition } from './logs/log-index.js';
-export type { BlockRecord, CommittedBlock, LogRecord, ReceiptRecord } from './chain/records.js';
+export type { BlockRecord, CommittedBlock, LogRecord, ReceiptFields, ReceiptRecord } from './chain/records.js';
 export type { StorageProof, StorageProofOp } from './chain/state/state-proofs.js';
 export type { StorageRange, StorageSlot } from './chain/state/storage-range.js';
 export { ChainParams } from './chain/chain-params.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { logRecordOfJson } from '@evmnode/core/internal';
 import { Bucket, bucketRange, Database } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
-import { devWallet, manyLogsInit, sign, submitTogether, waitForReceipt } from '../support/chain-kit.js';
+import { devWallet, manyLogsInit, sign, submit, submitTogether, waitForReceipt } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
 import { temporaryDir } from '../support/temp-dirs.js';
 
@@ -112,6 +112,41 @@ describe('receipts on disk', function () {
       expect(await reopened.meta.get('schema-version')).to.equal(4n);
     } finally {
       await reopened.close();
+    }
+  });
+});
+
+describe('receipts read without their logs', function () {
+  this.timeout(60_000);
+
+  it('answers VM errors from the receipt alone, with its logs gone from disk', async () => {
+    const home = temporaryDir('receipt-fields');
+    const node = await startTestNode({ home, plugins: PLUGINS, config: CONFIG });
+    let hash: string;
+    try {
+      hash = await submit(
+        node.url,
+        await sign(devWallet(9), { nonce: 0, data: manyLogsInit(2_000), gasLimit: 2_000_000n }),
+      );
+      expect((await waitForReceipt(node.url, hash)).logs).to.have.length(2_000);
+    } finally {
+      await node.stop();
+    }
+    const database = await Database.openInHome(home);
+    try {
+      const batch = database.batch();
+      for await (const [key] of database.store.iterate(bucketRange(Bucket.Log))) batch.del(key);
+      expect(batch.length).to.equal(2_000);
+      await batch.write();
+    } finally {
+      await database.close();
+    }
+    const restarted = await startTestNode({ home, plugins: PLUGINS, config: CONFIG });
+    try {
+      expect(await result(restarted, 'eth_getVMError', [hash])).to.equal('');
+      expect(await result(restarted, 'eth_getTransactionErrorByHash', [hash])).to.equal('');
+    } finally {
+      await restarted.stop();
     }
   });
 });

@@ -1,6 +1,6 @@
 import type { Common } from '@ethereumjs/common';
 import type { PrefixedHexString } from '@ethereumjs/util';
-import type { BlockRecord, CommittedBlock, ReceiptRecord } from '../chain/records.js';
+import type { BlockRecord, CommittedBlock, ReceiptFields, ReceiptRecord } from '../chain/records.js';
 import type { StorageProof } from '../chain/state/state-proofs.js';
 import type { StorageRange } from '../chain/state/storage-range.js';
 import type { BlockRef } from '../rpc/block-codecs.js';
@@ -50,7 +50,10 @@ export interface ChainReader {
   nativeTxHashOf(hash: PrefixedHexString): Promise<Uint8Array | undefined>;
   /** The hash of the EVM transaction a committed native transaction (by its SHA-256 hash) wraps; undefined when none. */
   evmTxHashOf(nativeHash: Uint8Array): Promise<PrefixedHexString | undefined>;
+  /** A committed transaction's receipt with its logs, read in turns however many there are. */
   receiptAt(location: TxLocation): Promise<ReceiptRecord | undefined>;
+  /** The same receipt without its logs: one read, whatever the transaction emitted. */
+  receiptFieldsAt(location: TxLocation): Promise<ReceiptFields | undefined>;
   /** The signed transaction as submitted (typed-transaction envelope). */
   rawTransactionAt(location: TxLocation): Promise<Uint8Array | undefined>;
   /** Subscribes to committed blocks; returns the unsubscribe function. */

@@ -6,6 +6,7 @@ import type {
   BlockRecord,
   CommittedBlock,
   LogRecord,
+  ReceiptFields,
   ReceiptRecord,
   StoredNativeTx,
   SyntheticTxRecord,
@@ -66,7 +67,7 @@ const DENOMS_KEY = 'denoms';
  * from `firstLogIndex`, `logCount` of them, each stored once. Receipts stored before held their
  * logs inline (a `ReceiptRecord`), and are read as they are.
  */
-type StoredReceipt = Omit<ReceiptRecord, 'logs'> & { readonly firstLogIndex: number; readonly logCount: number };
+type StoredReceipt = ReceiptFields & { readonly firstLogIndex: number; readonly logCount: number };
 
 function storedReceipt({ logs, ...fields }: ReceiptRecord): StoredReceipt {
   return { ...fields, firstLogIndex: logs[0]?.logIndex ?? 0, logCount: logs.length };
@@ -95,7 +96,7 @@ export interface StoredReceiptLogs {
  * with its logs) or still in the Log bucket.
  */
 export interface ReceiptEntry {
-  readonly receipt: Omit<ReceiptRecord, 'logs'>;
+  readonly receipt: ReceiptFields;
   readonly logs: { readonly records: readonly LogRecord[] } | StoredReceiptLogs;
 }
 

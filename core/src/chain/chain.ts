@@ -23,6 +23,7 @@ import {
   receiptsRootOf,
   type BlockRecord,
   type CommittedBlock,
+  type ReceiptFields,
   type ReceiptRecord,
 } from './records.js';
 import { applyGenesisState, HEAD_READ_CACHES, stateManagerAt } from './state/world-state.js';
@@ -219,6 +220,10 @@ export class Chain implements ChainReader, TxSubmitter {
 
   receiptAt(location: TxLocation): Promise<ReceiptRecord | undefined> {
     return this.store.receiptAt(location);
+  }
+
+  async receiptFieldsAt(location: TxLocation): Promise<ReceiptFields | undefined> {
+    return (await this.store.receiptEntryAt(location))?.receipt;
   }
 
   rawTransactionAt(location: TxLocation): Promise<Uint8Array | undefined> {

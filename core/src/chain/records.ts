@@ -75,6 +75,9 @@ export interface ReceiptRecord {
   readonly vmError: string;
 }
 
+/** A receipt's own fields, without its logs. */
+export type ReceiptFields = Omit<ReceiptRecord, 'logs'>;
+
 /**
  * A synthetic transaction as stored: the EVM-shaped view of a native effect (interface.md §2.6).
  * A pointer transfer also has a receipt (type 0xffffffff, status 1) with its `Transfer` log.

@@ -14,7 +14,7 @@ export function nonceAndErrorMethods(chain: ChainReader, pool: TxPoolReader, pre
   async function vmErrorOf(txHash: `0x${string}`): Promise<string | undefined> {
     const location = await chain.locationOf(txHash);
     if (location === undefined) return undefined;
-    return (await chain.receiptAt(location))?.vmError;
+    return (await chain.receiptFieldsAt(location))?.vmError;
   }
 
   return [

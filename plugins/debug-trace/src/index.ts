@@ -13,7 +13,7 @@ export type { BlockTraceEntry, TraceRequest, TraceService } from './trace-servic
  */
 export default definePlugin<Deps, DebugTraceConfig>({
   id: 'debug-trace',
-  coreApi: '^2.8.0',
+  coreApi: '^2.16.0',
   tags: ['trace'],
   config: {
     trace_bake_enabled: {

@@ -1,4 +1,4 @@
-import type { BlockRecord, EvmTracer, ReceiptRecord, StateAccess } from '@evmnode/core';
+import type { BlockRecord, EvmTracer, ReceiptFields, StateAccess } from '@evmnode/core';
 import { bytesToHex, intToHex, type PrefixedHexString } from '@ethereumjs/util';
 
 /** One module's records a transaction touched: the value each had before it, and the value it left. */
@@ -51,7 +51,7 @@ export function consensusTraceOf(block: BlockRecord): ConsensusTrace {
 }
 
 /** A stored receipt in the short form the receipt traces list. */
-export function receiptTraceOf(height: number, receipt: ReceiptRecord) {
+export function receiptTraceOf(height: number, receipt: ReceiptFields) {
   return {
     blockNumber: intToHex(height),
     contractAddress: receipt.contractAddress,

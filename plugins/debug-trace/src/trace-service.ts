@@ -160,7 +160,7 @@ export class TraceService {
       const parent = await this.chain.blockAt(height - 1);
       const receipts = [];
       for (let index = 0; index <= replayed.index; index++) {
-        const receipt = await this.chain.receiptAt({ height, index });
+        const receipt = await this.chain.receiptFieldsAt({ height, index });
         if (receipt !== undefined) receipts.push(receiptTraceOf(height, receipt));
       }
       return {

@@ -32,7 +32,7 @@ const setup: PluginSetup<typeof deps> = ({ deps: { replayer, chain }, rpc }) => 
           stepOpcodes,
         }));
         const location = await chain.locationOf(txHash);
-        const receipt = location === undefined ? undefined : await chain.receiptAt(location);
+        const receipt = location === undefined ? undefined : await chain.receiptFieldsAt(location);
         return {
           frames,
           opcodes,
@@ -47,7 +47,7 @@ const setup: PluginSetup<typeof deps> = ({ deps: { replayer, chain }, rpc }) => 
 
 export default definePlugin({
   id: 'trace-inspector',
-  coreApi: '^2.0.0',
+  coreApi: '^2.16.0',
   deps,
   setup: () => Promise.resolve({ default: setup }),
 });
