@@ -597,6 +597,8 @@ describe('eth_subscribe and eth_unsubscribe over WebSocket', function () {
         ).flat();
         const toBlock = await minedBy(hashes);
         await untilHead(reader, readerHeads, toBlock + 2);
+        // Logs go out apart from headers, behind what the slow client is pushed until it is cut.
+        await until(() => pushedCount(reader, readerLogs) >= hashes.length * NOTES_PER_TX, "the reader's logs");
 
         const expected = await getLogs({ ...filter, fromBlock: quantity(fromBlock), toBlock: quantity(toBlock) });
         expect(expected).to.have.length(hashes.length * NOTES_PER_TX);
@@ -1132,6 +1134,59 @@ describe('eth_subscribe: subscriptions that hold the pushes behind the chain', f
       expect((await ask(light!, 'eth_unsubscribe', [lightLogs])).answer.result).to.equal(true);
     } finally {
       for (const client of [heavy, light, watcher]) client?.close();
+    }
+  });
+});
+
+describe("eth_subscribe: headers while a heavy subscriber's logs are being pushed", function () {
+  this.timeout(120_000);
+  const LOGS = 28_000;
+  const HEAVY_SUBSCRIPTIONS = 10;
+  let node: TestNode;
+  // The default max_unpushed_logs (100,000) holds both blocks' logs: no connection is closed.
+  before(async () => {
+    node = await startTestNode({ plugins: ['eth-query', 'eth-send', 'subscriptions'] });
+  });
+  after(() => node.stop());
+
+  it('pushes each header at its commit, not after the logs of the blocks before it', async () => {
+    const [heavy, watcher] = await Promise.all(
+      ['127.0.0.3', '127.0.0.2'].map((address) => WsClient.connect(node.wsUrl, {}, address)),
+    );
+    try {
+      for (let index = 0; index < HEAVY_SUBSCRIPTIONS; index++) await subscribe(heavy!, ['logs', {}]);
+      let heavyNotifications = 0;
+      heavy!.socket.removeAllListeners('message');
+      heavy!.socket.on('message', () => (heavyNotifications += 1));
+      const heads = await subscribe(watcher!, ['newHeads']);
+      // What the heavy client had received when each header came.
+      const heavyAtHeader = new Map<number, number>();
+      watcher!.socket.on('message', (data) => {
+        const { params } = JSON.parse((data as Buffer).toString());
+        if (params?.subscription === heads) heavyAtHeader.set(Number(params.result.number), heavyNotifications);
+      });
+
+      // Two blocks of 28,000 logs (one transaction fills a block): pushing the first's to the heavy
+      // client (280,000 notifications) takes seconds, the second commits long before that.
+      const raws = await Promise.all(
+        [8, 9].map((index) => sign(devWallet(index), { nonce: 0, data: manyLogsInit(LOGS), gasLimit: 12_000_000n })),
+      );
+      const hashes = await Promise.all(raws.map((raw) => submit(node.url, raw)));
+      const heights = await Promise.all(
+        hashes.map(async (hash) => Number((await waitForReceipt(node.url, hash, 60_000)).blockNumber)),
+      );
+      const [first, second] = heights.sort((a, b) => a - b);
+      expect(second).to.be.above(first!);
+      await untilHead(watcher!, heads, second!);
+      // The second block's header came while the first block's logs were still being pushed.
+      expect(heavyAtHeader.get(second!)).to.be.below(LOGS * HEAVY_SUBSCRIPTIONS);
+      // Its logs follow whole, in order, after the first block's.
+      await until(() => heavyNotifications === 2 * LOGS * HEAVY_SUBSCRIPTIONS, 'every log pushed', 60_000);
+      const pushed = resultsOf(watcher!, heads).map((header) => Number(header.number));
+      expect(pushed).to.deep.equal(pushed.map((_, index) => pushed[0]! + index));
+      expect(heavy!.socket.readyState).to.equal(heavy!.socket.OPEN);
+    } finally {
+      for (const client of [heavy, watcher]) client?.close();
     }
   });
 });

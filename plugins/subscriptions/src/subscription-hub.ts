@@ -79,18 +79,20 @@ const CAP_REACHED = 'no new subscription can be created';
 
 /**
  * WebSocket subscriptions (interface.md §4.10, §6): each committed block is pushed, once it is
- * durable, as a `newHeads` header and as one notification per matching log, in chain order.
- * Subscriptions belong to their connection and end with it; a consumer too slow to read is
- * disconnected by the transport, and the connection whose subscriptions hold the pushes more than
- * `maxUnpushedLogs` behind the chain is closed (1008).
+ * durable, as a `newHeads` header and as one notification per matching log; headers in chain
+ * order, logs in chain order, the two apart. Subscriptions belong to their connection and end with
+ * it; a consumer too slow to read is disconnected by the transport, and the connection whose
+ * subscriptions hold the logs' pushes more than `maxUnpushedLogs` behind the chain is closed (1008).
  */
 export class SubscriptionHub {
   readonly #newHeads: SubscriptionKind;
   readonly #logs: SubscriptionKind;
   readonly #criteriaRoom: CriteriaRoom;
   #stopListening: (() => void) | undefined;
-  /** Settles once the blocks committed so far are published. */
-  #published = Promise.resolve();
+  /** Settles once the headers of the blocks committed so far are pushed. */
+  #headersPushed = Promise.resolve();
+  /** Settles once the logs of the blocks committed so far are pushed. */
+  #logsPushed = Promise.resolve();
   /** Logs of the blocks committed and not yet pushed whole. */
   #unpushedLogs = 0;
   /** What the push under way has cost each connection; undefined between pushes. */
@@ -113,11 +115,15 @@ export class SubscriptionHub {
       const logs = committed.receipts.reduce((total, receipt) => total + receipt.logs.length, 0);
       this.#unpushedLogs += logs;
       if (logs > 0 && this.#unpushedLogs > this.limits.maxUnpushedLogs) this.#shedHeaviest();
-      // One block after another, each whole: a block's notifications never mix with the next one's.
+      // Headers and logs each go one block after another, each block whole, but apart: a block's
+      // logs may take seconds to push to a heavy subscriber, and no one's headers wait for them.
       // A failure is logged and the next block pushed still: a rejected chain would stop them all.
-      this.#published = this.#published
-        .then(() => this.#publish(committed))
-        .catch((error: unknown) => this.logger.error({ err: error }, 'pushing a block to subscriptions failed'))
+      this.#headersPushed = this.#headersPushed
+        .then(() => this.#pushHeader(committed))
+        .catch((error: unknown) => this.logger.error({ err: error }, 'pushing a header to subscriptions failed'));
+      this.#logsPushed = this.#logsPushed
+        .then(() => this.#pushLogs(committed))
+        .catch((error: unknown) => this.logger.error({ err: error }, 'pushing logs to subscriptions failed'))
         .then(() => {
           this.#unpushedLogs -= logs;
         });
@@ -155,7 +161,7 @@ export class SubscriptionHub {
 
   /**
    * Closes the connection whose logs subscriptions have cost the push under way the most, ending
-   * them at once: otherwise the blocks waiting for their push, and everyone's headers with them,
+   * them at once: otherwise the blocks waiting for their logs' push, and everyone's logs with them,
    * pile up without bound (a client reading 28,000 logs a block on each of 20 subscriptions).
    */
   #shedHeaviest(): void {
@@ -197,31 +203,35 @@ export class SubscriptionHub {
     return id;
   }
 
+  /** Pushes a block's header to the `newHeads` subscriptions held now, in turns of the event loop. */
+  async #pushHeader({ block }: CommittedBlock): Promise<void> {
+    const newHeads = [...this.#newHeads.byId.values()];
+    if (newHeads.length === 0) return;
+    const turns = new EventLoopTurns();
+    const header = formatHeader(block);
+    for (const subscription of newHeads) await this.#notify(this.#newHeads, subscription, header, turns);
+  }
+
   /**
-   * Pushes a block to the subscriptions held when it is published, in turns of the event loop: a
-   * block of 28,000 logs pushed to ten subscriptions of every log held the node's thread for 5.7 s.
+   * Pushes a block's logs to the `logs` subscriptions held now, in turns of the event loop: a block
+   * of 28,000 logs pushed to ten subscriptions of every log held the node's thread for 5.7 s.
    */
-  async #publish(committed: CommittedBlock): Promise<void> {
+  async #pushLogs(committed: CommittedBlock): Promise<void> {
     const logs = [...this.#logs.byId.values()];
+    if (logs.length === 0) return;
     const load = new PushLoad(logs);
     this.#pushLoad = load;
     try {
-      await this.#push(committed, logs, load);
+      await this.#notifyLogs(committed, logs, load);
     } finally {
       this.#pushLoad = undefined;
     }
   }
 
-  /** Pushes a block to the `newHeads` subscriptions held now and to the `logs` ones given. */
-  async #push({ block, receipts }: CommittedBlock, held: readonly Subscription[], load: PushLoad): Promise<void> {
+  /** Notifies each of the `logs` subscriptions given of the block's logs that it matches. */
+  async #notifyLogs({ block, receipts }: CommittedBlock, held: readonly Subscription[], load: PushLoad): Promise<void> {
     const turns = new EventLoopTurns();
-    const newHeads = [...this.#newHeads.byId.values()];
-    if (newHeads.length > 0) {
-      const header = formatHeader(block);
-      for (const subscription of newHeads) await this.#notify(this.#newHeads, subscription, header, turns);
-    }
     let logs = held;
-    if (logs.length === 0) return;
     let shed = this.#shed;
     for (const receipt of receipts) {
       for (const log of receipt.logs) {
