@@ -40,6 +40,24 @@ describe('Bloom.add as core installs it', () => {
     }
   });
 
+  it("sets the library's bits for entries repeated in a row, alone and between others", async () => {
+    const Original = await originalBloom();
+    const [emitter, topic, other] = entries(3);
+    // A copy of the emitter in an array of its own, then one changed in place after it was added.
+    const changed = Uint8Array.from(other!);
+    const added = [emitter!, emitter!, Uint8Array.from(emitter!), topic!, emitter!, topic!, topic!, changed];
+    const ours = new Bloom();
+    const library = new Original();
+    for (const entry of added) {
+      ours.add(entry);
+      library.add(entry);
+    }
+    changed[0] = changed[0]! ^ 0xff;
+    ours.add(changed);
+    library.add(changed);
+    expect(Buffer.from(ours.bitvector).toString('hex')).to.equal(Buffer.from(library.bitvector).toString('hex'));
+  });
+
   it('hashes an entry once however often it is added, to one bloom or many', () => {
     let hashed = 0;
     const hashing = { customCrypto: { keccak256: (data: Uint8Array) => ((hashed += 1), keccakBytes(data)) } };

@@ -23,6 +23,7 @@ import {
   blockSizeOf,
   receiptsRootOf,
   type CommittedBlock,
+  type LogRecord,
   type ReceiptRecord,
   type ReceiptResult,
 } from './records.js';
@@ -30,6 +31,7 @@ import { readAccounts } from './state/concurrent-reads.js';
 import { PRODUCER_STATE_CACHES, stateManagerAt, type WorldState } from './state/world-state.js';
 import { uint64BE } from '../storage/buckets.js';
 import { toQuantity } from '../rpc/hex-codecs.js';
+import type { Turns } from '../rpc/event-loop-turns.js';
 
 export interface ProducerSettings {
   /** 0: blocks on demand, as soon as transactions are ready, and never empty. */
@@ -155,12 +157,33 @@ interface Execution {
   readonly timings: { prefetchMs: number; transactionsMs: number; flushMs: number };
 }
 
-/** A transaction's receipt record; `firstLogIndex` continues the block's log numbering. */
-function receiptOf(
+/**
+ * A transaction's receipt record; `firstLogIndex` continues the block's log numbering. Its logs
+ * are made in turns of the event loop: a 60M-gas transaction may emit 140,000 of them, and making
+ * their hex held the thread for about 100 ms.
+ */
+async function receiptOf(
   pooled: PooledTransaction,
   result: TransactionResult,
   place: { index: number; cumulativeGasUsed: bigint; firstLogIndex: number; baseFee: bigint },
-): ReceiptRecord {
+  turns: Turns | undefined,
+): Promise<ReceiptRecord> {
+  const logs: LogRecord[] = [];
+  // A call frame's logs share their emitter's array.
+  let emitter: { readonly bytes: Uint8Array; readonly hex: PrefixedHexString } | undefined;
+  for (const [offset, [address, topics, data]] of result.logs.entries()) {
+    if (emitter?.bytes !== address) emitter = { bytes: address, hex: bytesToHex(address) };
+    logs.push({
+      address: emitter.hex,
+      topics: topics.map((topic) => bytesToHex(topic)),
+      data: bytesToHex(data),
+      logIndex: place.firstLogIndex + offset,
+      transactionIndex: place.index,
+      transactionHash: pooled.hash,
+    });
+    const turn = turns?.pause();
+    if (turn !== undefined) await turn;
+  }
   return {
     transactionHash: pooled.hash,
     transactionIndex: place.index,
@@ -173,14 +196,7 @@ function receiptOf(
     gasUsed: toQuantity(result.gasUsed),
     effectiveGasPrice: toQuantity(place.baseFee + effectiveTip(pooled.tx, place.baseFee)),
     logsBloom: result.logs.length === 0 ? EMPTY_BLOOM : bytesToHex(result.bloom.bitvector),
-    logs: result.logs.map(([address, topics, data], offset) => ({
-      address: bytesToHex(address),
-      topics: topics.map((topic) => bytesToHex(topic)),
-      data: bytesToHex(data),
-      logIndex: place.firstLogIndex + offset,
-      transactionIndex: place.index,
-      transactionHash: pooled.hash,
-    })),
+    logs,
     // Stored in geth's words, which eth_getVMError and the trace methods serve.
     vmError: gethVmError(result.error ?? ''),
   };
@@ -749,12 +765,13 @@ export class BlockProducer {
         execution.nextNonces.set(pooled.sender, pooled.nonce + 1n);
         this.chain.recentSenders.remember(pooled.hash, pooled.tx.getSenderPublicKey());
         if (result.logs.length > 0) execution.bloom.or(result.bloom);
-        const receipt = receiptOf(pooled, result, {
+        const place = {
           index: execution.executed.length,
           cumulativeGasUsed: execution.gasUsed,
           firstLogIndex: logIndex,
           baseFee,
-        });
+        };
+        const receipt = await receiptOf(pooled, result, place, this.vm.evm.turns);
         logIndex += receipt.logs.length;
         execution.executed.push({
           raw: pooled.raw,
