@@ -33,6 +33,7 @@ export { ChainStore } from './chain/chain-store.js';
 export { logRecordOfJson, storedLogJson, storedLogMatches } from './logs/stored-log.js';
 export { TrieNodeStore } from './chain/state/trie-node-store.js';
 export { CoalescedReads } from './storage/coalesced-reads.js';
+export { BatchPieces } from './storage/batch-pieces.js';
 export { updateTrie, type TrieUpdate } from './chain/state/trie-batch-update.js';
 export { trieValue } from './chain/state/trie-lookup.js';
 export { keccak256 } from './chain/native-crypto.js';

@@ -46,6 +46,13 @@ export function devWallet(index: number): HDNodeWallet {
 export const manyLogsInit = (count: number): string =>
   `0x62${count.toString(16).padStart(6, '0')}5b60006000a0600190038060045700`;
 
+/**
+ * Init code that emits `count` (below 2^24) empty LOG1s in a loop, the topic of each the loop's
+ * countdown (`count` down to 1): every log has an event index entry and a topic entry of its own.
+ */
+export const manyTopicLogsInit = (count: number): string =>
+  `0x62${count.toString(16).padStart(6, '0')}5b8060006000a1600190038060045700`;
+
 export const lower = (address: string): string => address.toLowerCase();
 
 /** Hex quantity of a bigint or number, as JSON-RPC writes it. */

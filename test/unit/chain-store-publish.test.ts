@@ -106,7 +106,7 @@ describe("chain store: a large block's write batch", () => {
     expect(await storedNode(1)).to.deep.equal(Uint8Array.of(0xc1));
     expect(await storedNode(2), "the next block's node").to.equal(undefined);
     const next = database.store.batch();
-    nodes.moveInto(next);
+    nodes.moveInto(next, next);
     expect(next.length, "the next block's batch").to.equal(1);
   });
 });

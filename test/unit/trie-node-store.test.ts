@@ -21,7 +21,7 @@ describe('TrieNodeStore: blocks written while the next executes', () => {
     const nodes = new TrieNodeStore(kv);
     await nodes.put(hash(1), node(1));
     const batch = kv.batch();
-    const first = nodes.moveInto(batch);
+    const first = nodes.moveInto(batch, batch);
     expect(batch.length).to.equal(1);
     // The next block's writes go to a batch of their own.
     await nodes.put(hash(2), node(2));
@@ -30,23 +30,35 @@ describe('TrieNodeStore: blocks written while the next executes', () => {
     nodes.written(first);
     expect(await read(nodes, 1)).to.equal('0xc1');
     const next = kv.batch();
-    const second = nodes.moveInto(next);
+    const second = nodes.moveInto(next, next);
     expect(next.length).to.equal(1);
     await next.write();
     nodes.written(second);
     expect((await storedKeys(kv, [1, 2])).map((value) => value && bytesToHex(value))).to.deep.equal(['0xc1', '0xc2']);
   });
 
+  it('puts stored nodes in one batch and deletions in the other', async () => {
+    const kv = new MemoryStore();
+    const nodes = new TrieNodeStore(kv);
+    await nodes.put(hash(1), node(1));
+    await nodes.del(hash(2));
+    const puts = kv.batch();
+    const deletions = kv.batch();
+    nodes.moveInto(puts, deletions);
+    expect([puts.length, deletions.length]).to.deep.equal([1, 1]);
+  });
+
   it('does not store again a node in a batch being written', async () => {
     const kv = new MemoryStore();
     const nodes = new TrieNodeStore(kv);
     await nodes.put(hash(1), node(1));
-    nodes.moveInto(kv.batch());
+    const writing = kv.batch();
+    nodes.moveInto(writing, writing);
     // ethereumjs writes back the nodes a block read: this one is on its way to the store.
     await nodes.put(hash(1), node(1));
     await nodes.put(hash(3), node(3));
     const next = kv.batch();
-    nodes.moveInto(next);
+    nodes.moveInto(next, next);
     expect(next.length).to.equal(1);
   });
 
@@ -54,7 +66,8 @@ describe('TrieNodeStore: blocks written while the next executes', () => {
     const kv = new MemoryStore();
     const nodes = new TrieNodeStore(kv);
     await nodes.put(hash(1), node(1));
-    const failed = nodes.moveInto(kv.batch());
+    const batch = kv.batch();
+    const failed = nodes.moveInto(batch, batch);
     await nodes.put(hash(2), node(2));
     nodes.notWritten(failed);
     expect(await read(nodes, 1)).to.equal(undefined);
@@ -69,7 +82,7 @@ describe('TrieNodeStore: blocks written while the next executes', () => {
 async function writeBlock(kv: MemoryStore, nodes: TrieNodeStore, values: Map<number, Uint8Array>): Promise<void> {
   for (const [n, value] of values) await nodes.put(hash(n), value);
   const batch = kv.batch();
-  const writes = nodes.moveInto(batch);
+  const writes = nodes.moveInto(batch, batch);
   await batch.write();
   nodes.written(writes);
 }

@@ -55,7 +55,7 @@ async function baseState(nodes: TrieNodeStore): Promise<Uint8Array> {
 /** What the chain store does with a block's trie nodes: writes them, then caches them. Resolves to how many it wrote. */
 async function commitBlock(kv: MemoryStore, nodes: TrieNodeStore): Promise<number> {
   const batch = kv.batch();
-  const writes = nodes.moveInto(batch);
+  const writes = nodes.moveInto(batch, batch);
   const written = batch.length;
   await batch.write();
   nodes.written(writes);

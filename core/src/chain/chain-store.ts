@@ -17,6 +17,7 @@ export type { LogIndexKey, LogPosition, PositionedLog } from '../logs/log-index.
 import {
   blockLogEntries,
   decodeIndexedBlock,
+  logIndexEntryKeys,
   logIndexPrefix,
   logKey,
   positionOfLogKey,
@@ -27,12 +28,15 @@ import {
 } from '../logs/log-index.js';
 import { encodeStoredLog, storedLogRecord } from '../logs/stored-log.js';
 import { ChainParams } from './chain-params.js';
-import { Bucket, bucketKey, uint64BE } from '../storage/buckets.js';
+import { BatchPieces } from '../storage/batch-pieces.js';
+import { Bucket, bucketKey, bucketRange, uint64BE } from '../storage/buckets.js';
 import type { Database } from '../storage/database.js';
 import type { KvStore } from '../storage/kv-store.js';
 import type { TxLocation } from '../api/chain-reader.js';
 
 const HEAD_KEY = 'head';
+/** Bytes of each of a block's pieces written before its last ({@link BatchPieces}). */
+const PIECE_BYTES = 1024 * 1024;
 /**
  * Stored size of the block records kept decoded in memory. A committed block never changes, and
  * block reads (by number, for receipts, fee history, filters) otherwise pay a RocksDB read and a
@@ -359,34 +363,45 @@ export class ChainStore {
   }
 
   /**
-   * Writes a block with everything it changed, trie nodes included, in one atomic batch whose
-   * last entry moves the head: after a crash the node restarts at the last whole block. Resolves
-   * once the batch is on disk (the write-ahead log synced), since the caller then publishes the
-   * block ({@link publish}): a block a client has seen is never lost to a power cut
-   * (docs/performance.md has the cost). Reads do not find the block until then. Filling the batch
-   * of a 60M-gas block takes tens of milliseconds: other work gets turns meanwhile.
+   * Writes a block with everything it changed, trie nodes included, the head last: after a crash
+   * the node restarts at the last whole block. What nothing reads before the head moves (trie
+   * nodes, found by hash from a state root; logs and their index entries, transactions and
+   * receipts, read by height) goes first, in pieces written as they fill ({@link BatchPieces}); the
+   * last piece holds what is found by hash (the block, its transactions, native and synthetic ones)
+   * and the head, and resolves once on disk (the write-ahead log synced, every piece before it
+   * with it), since the caller then publishes the block ({@link publish}): a block a client has
+   * seen is never lost to a power cut (docs/performance.md has the cost). Reads do not find the
+   * block until then. Pieces a crash left above the head are removed at start
+   * ({@link removeAboveHead}). Filling the pieces of a 60M-gas block takes tens of milliseconds:
+   * other work gets turns meanwhile.
    */
   async commit(committed: CommittedBlock, nodes: TrieNodeStore, turns: Turns = new EventLoopTurns()): Promise<void> {
     const { block, receipts, rawTransactions, nativeHashes, nativeTransactions, syntheticTransactions } = committed;
-    const batch = this.database.batch();
+    const pieces = new BatchPieces(() => this.database.batch(), PIECE_BYTES);
+    const deletedNodes: Uint8Array[] = [];
     // Before any turn: a block executing meanwhile (a follower's pipeline) makes nodes of its own.
-    const nodeWrites = nodes.moveInto(batch);
+    const nodeWrites = nodes.moveInto(pieces, { del: (key) => deletedNodes.push(key) });
     const height = block.height;
-    const blockBytes = jsonBytes(block);
-    batch.put(bucketKey(Bucket.Block, height), blockBytes);
-    batch.put(bucketKey(Bucket.BlockHash, hexToBytes(block.hash)), uint64BE(height));
     const logs = receipts.flatMap((receipt) => receipt.logs);
     for (const [key, value] of blockLogEntries(block, logs)) {
-      batch.put(key, value);
+      pieces.put(key, value);
       const turn = turns.pause();
       if (turn !== undefined) await turn;
     }
     for (const [index, receipt] of receipts.entries()) {
-      const position = uint32BE(index);
+      pieces.put(bucketKey(Bucket.Transaction, height, uint32BE(index)), rawTransactions[index]!);
+      pieces.put(bucketKey(Bucket.Receipt, height, uint32BE(index)), jsonBytes(storedReceipt(receipt)));
+      const turn = turns.pause();
+      if (turn !== undefined) await turn;
+    }
+    const batch = pieces.last();
+    for (const key of deletedNodes) batch.del(key);
+    const blockBytes = jsonBytes(block);
+    batch.put(bucketKey(Bucket.Block, height), blockBytes);
+    batch.put(bucketKey(Bucket.BlockHash, hexToBytes(block.hash)), uint64BE(height));
+    for (const [index, receipt] of receipts.entries()) {
       const txHash = hexToBytes(receipt.transactionHash);
-      batch.put(bucketKey(Bucket.Transaction, height, position), rawTransactions[index]!);
-      batch.put(bucketKey(Bucket.Receipt, height, position), jsonBytes(storedReceipt(receipt)));
-      batch.put(bucketKey(Bucket.TransactionHash, txHash), bucketKey(0, height, position).subarray(1));
+      batch.put(bucketKey(Bucket.TransactionHash, txHash), bucketKey(0, height, uint32BE(index)).subarray(1));
       batch.put(bucketKey(Bucket.NativeToEvm, nativeHashes[index]!), txHash);
       batch.put(bucketKey(Bucket.EvmToNative, txHash), nativeHashes[index]!);
       const turn = turns.pause();
@@ -405,6 +420,7 @@ export class ChainStore {
     this.#published = height - 1;
     this.#unpublished = block;
     try {
+      await pieces.written();
       await batch.write({ sync: true });
     } catch (error) {
       nodes.notWritten(nodeWrites);
@@ -415,6 +431,30 @@ export class ChainStore {
     if (syntheticTransactions.some((synthetic) => synthetic.logs.length > 0)) this.#committedLastSynthetic = height;
     nodes.written(nodeWrites);
     this.#blocks.set(height, block, { size: blockBytes.length });
+  }
+
+  /**
+   * Removes what a block's first pieces wrote above the head when the node stopped before its
+   * last ({@link commit}): its logs with their index entries, its transactions and receipts.
+   * Nothing reads them there, but the block made anew at that height may differ. Pieces are
+   * written in order and the write-ahead log replays a prefix of them, so an index entry above
+   * the head always has its log there too. Returns how many entries it removed.
+   */
+  async removeAboveHead(head: number): Promise<number> {
+    const batch = this.database.batch();
+    const above = (bucket: Bucket) => ({ gte: bucketKey(bucket, head + 1), lt: bucketRange(bucket).lt });
+    for await (const [key, stored] of this.#store.iterate(above(Bucket.Log))) {
+      for (const indexKey of logIndexEntryKeys(storedLogRecord(stored), positionOfLogKey(key).height)) {
+        batch.del(indexKey);
+      }
+      batch.del(key);
+    }
+    for (const bucket of [Bucket.Transaction, Bucket.Receipt]) {
+      for await (const [key] of this.#store.iterate(above(bucket))) batch.del(key);
+    }
+    const removed = batch.length;
+    if (removed > 0) await batch.write({ sync: true });
+    return removed;
   }
 
   /** Shows a committed block to reads by height and by hash: the chain's head has moved to it. */

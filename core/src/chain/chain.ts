@@ -137,6 +137,8 @@ export class Chain implements ChainReader, TxSubmitter {
         ? await Chain.#writeGenesis(store, nodes, genesis(), chainId)
         : await store.blockAt(headHeight);
     if (head === undefined) throw new StartupError(`the database has no block at its head height ${headHeight}`);
+    const removed = await store.removeAboveHead(head.height);
+    if (removed > 0) logger.info({ height: head.height + 1, entries: removed }, 'removed a block written in part');
     const denoms = await store.denoms();
     if (denoms === undefined)
       throw new StartupError('the database has no denominations: it was not written by this evmnode');

@@ -76,11 +76,9 @@ export function* blockLogEntries(
   for (const log of logs) {
     const stored = encodeStoredLog(log, block.hash, block.height);
     yield [logKey({ height: block.height, logIndex: log.logIndex }), stored];
-    listPosition({ address: log.address }, log.logIndex);
-    log.topics.forEach((topic, position) => listPosition({ topic, position }, log.logIndex));
-    const [topic0] = log.topics;
-    if (topic0 === undefined) continue;
-    const key = { address: log.address, topic0 };
+    for (const key of listingKeysOf(log)) listPosition(key, log.logIndex);
+    const key = eventKeyOf(log);
+    if (key === undefined) continue;
     const id = indexId(key);
     const event = eventLogs.get(id) ?? { key, parts: [] };
     const header = Buffer.allocUnsafe(8);
@@ -98,6 +96,24 @@ export function* blockLogEntries(
   for (const { key, parts } of eventLogs.values()) {
     yield [concatBytes(logIndexPrefix(key), height), Buffer.concat(parts)];
   }
+}
+
+/** The keys of the indexes that list a log's position: its emitter's, and each of its topics'. */
+function listingKeysOf(log: Pick<LogRecord, 'address' | 'topics'>): LogIndexKey[] {
+  return [{ address: log.address }, ...log.topics.map((topic, position) => ({ topic, position }))];
+}
+
+/** The key of the event index that holds a log itself: its emitter and first topic, if it has one. */
+function eventKeyOf(log: Pick<LogRecord, 'address' | 'topics'>): LogIndexKey | undefined {
+  const [topic0] = log.topics;
+  return topic0 === undefined ? undefined : { address: log.address, topic0 };
+}
+
+/** The keys of the index entries of block `height` that name a log: those {@link blockLogEntries} writes for it. */
+export function logIndexEntryKeys(log: Pick<LogRecord, 'address' | 'topics'>, height: number): Uint8Array[] {
+  const event = eventKeyOf(log);
+  const keys = event === undefined ? listingKeysOf(log) : [...listingKeysOf(log), event];
+  return keys.map((key) => concatBytes(logIndexPrefix(key), uint64BE(height)));
 }
 
 /** A string naming an index key, to group a block's entries (each kind has its own length). */

@@ -2,7 +2,7 @@ import type { BatchDBOp, DB } from '@ethereumjs/util';
 import { LRUCache } from 'lru-cache';
 import { Bucket, bucketKey } from '../../storage/buckets.js';
 import { CoalescedReads } from '../../storage/coalesced-reads.js';
-import type { KvStore, WriteBatch } from '../../storage/kv-store.js';
+import type { KvStore } from '../../storage/kv-store.js';
 
 type Key = string | Uint8Array;
 type Value = string | Uint8Array;
@@ -124,17 +124,21 @@ export class TrieNodeStore implements DB<Key, Value> {
   }
 
   /**
-   * Moves the pending writes into `batch`; they are readable from here while it is written, and
-   * from the store once it is. The caller then reports the batch's outcome: {@link written} or
-   * {@link notWritten}, with what this returns. A block's state writes each trie in one batch
-   * (`updateTrie`), so every node it made belongs to its state.
+   * Moves the pending writes into a block's batches: nodes stored into `puts`, nodes deleted into
+   * `deletions` (for the batch that moves the head: the head before it may still need them). They
+   * are readable from here while written, and from the store once they are. The caller then
+   * reports the outcome: {@link written} or {@link notWritten}, with what this returns. A block's
+   * state writes each trie in one batch (`updateTrie`), so every node it made belongs to its state.
    */
-  moveInto(batch: WriteBatch): NodeWrites {
+  moveInto(
+    puts: { put(key: Uint8Array, value: Uint8Array): unknown },
+    deletions: { del(key: Uint8Array): unknown },
+  ): NodeWrites {
     const writes = this.#pending;
     for (const [hex, value] of writes) {
       const key = bucketKey(Bucket.StateNode, Buffer.from(hex, 'hex'));
-      if (value === undefined) batch.del(key);
-      else batch.put(key, value);
+      if (value === undefined) deletions.del(key);
+      else puts.put(key, value);
     }
     this.#pending = new Map();
     this.#writing.push(writes);
