@@ -1,9 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { bech32 } from '@scure/base';
 import { getBytes, Wallet } from 'ethers';
+import { WebSocketServer } from 'ws';
 import { devAccounts } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, quantity, sign, sleep, submit, submitTogether, waitForReceipt } from '../support/chain-kit.js';
@@ -20,6 +23,59 @@ function startFollower(producer: TestNode, home?: string, config: Record<string,
       ...config,
     },
   });
+}
+
+/** What {@link relayOf} answers for the producer: its own answers, or a broken one of some method. */
+type RelayMode = 'forward' | 'status without a height' | 'block without a block';
+
+/**
+ * A native gateway in front of the producer's: it forwards calls as `mode()` says, and sends every
+ * new-block subscriber messages that are not new-block events, every 10 ms.
+ */
+async function relayOf(producer: TestNode, mode: () => RelayMode): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      void (async () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const { id, method } = JSON.parse(body) as { id: number; method: string };
+        const broken =
+          mode() === 'status without a height' && method === 'status'
+            ? { sync_info: {} }
+            : mode() === 'block without a block' && method === 'block'
+              ? { block_id: { hash: 'AB' }, block: null }
+              : undefined;
+        const answer =
+          broken === undefined
+            ? await (await fetch(producer.nativeUrl, { method: 'POST', body })).text()
+            : JSON.stringify({ jsonrpc: '2.0', id, result: broken });
+        response.setHeader('content-type', 'application/json');
+        response.end(answer);
+      })();
+    });
+  });
+  const junk = [
+    'null',
+    'not JSON',
+    '[]',
+    JSON.stringify({ jsonrpc: '2.0', id: 'new-blocks', result: { data: { value: { block: {}, block_id: {} } } } }),
+    JSON.stringify({ result: { data: { value: { block: { header: { height: '1' } }, block_id: { hash: 'AB' } } } } }),
+  ];
+  const pushes = new WebSocketServer({ server, path: '/websocket' });
+  const pushing = setInterval(() => {
+    for (const client of pushes.clients) for (const message of junk) client.send(message);
+  }, 10);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      clearInterval(pushing);
+      for (const client of pushes.clients) client.terminate();
+      await new Promise((resolve) => pushes.close(resolve));
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
 
 async function untilCaughtUp(follower: TestNode, producer: TestNode, timeoutMs = 30_000): Promise<number> {
@@ -283,6 +339,47 @@ describe('follower nodes', function () {
       expect(await receiptsAt(follower.url)).to.deep.equal(await receiptsAt(producer.url));
     } finally {
       await follower.stop();
+    }
+  });
+
+  it('ignore pushes that are not new blocks, and answers without a height or a block, and keep following', async () => {
+    let mode: RelayMode = 'block without a block';
+    const relay = await relayOf(producer, () => mode);
+    const follower = await startTestNode({
+      config: { node: { role: 'follower' }, follower: { upstream: relay.url, poll_interval: 20 } },
+    });
+    const warnings = () =>
+      follower.logs
+        .filter((line) => line.msg === 'cannot reach the producer')
+        .map((line) => (line.err as { message: string }).message);
+    const untilWarned = async (count: number) => {
+      while (warnings().length < count) await sleep(20);
+    };
+    try {
+      await untilWarned(1);
+      expect(warnings()).to.deep.equal([`block 1 at ${relay.url}: the answer is not a block`]);
+      expect(follower.node.chain.head().height).to.equal(0);
+      expect(await (await fetch(`${follower.url}/health`)).json()).to.deep.include({ upstreamReachable: false });
+
+      mode = 'forward';
+      await untilCaughtUp(follower, producer);
+      mode = 'status without a height';
+      await untilWarned(2);
+      expect(warnings()[1]).to.equal(`status at ${relay.url}: no latest block height in the answer`);
+      expect(await (await fetch(`${follower.url}/health`)).json()).to.deep.include({ upstreamReachable: false });
+
+      mode = 'forward';
+      const [hash] = await transfers(producer.url, 9, 0, 1);
+      const receipt = await waitForReceipt(producer.url, hash!);
+      await untilCaughtUp(follower, producer);
+      expect((await rpc(follower.url, 'eth_getTransactionReceipt', [hash])).result).to.deep.equal(receipt);
+      expect(await (await fetch(`${follower.url}/health`)).json()).to.deep.include({
+        status: 'ok',
+        upstreamReachable: true,
+      });
+    } finally {
+      await follower.stop();
+      await relay.close();
     }
   });
 

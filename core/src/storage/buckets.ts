@@ -26,9 +26,9 @@ export const Bucket = {
   EvmToNative: 0x08,
   /** height || block log index (4 bytes) -> stored log: address and topics, then its JSON (logs/stored-log.ts). */
   Log: 0x09,
-  /** address || height || block log index -> empty: logs by emitting address. */
+  /** address || height -> the block log indexes (4 bytes each) of the block's logs by that emitter. */
   LogByAddress: 0x0a,
-  /** topic || position (1 byte) || height || block log index -> empty: logs by topic. */
+  /** topic || position (1 byte) || height -> the block log indexes of the block's logs with that topic there. */
   LogByTopic: 0x0b,
   /** native transaction hash -> its stored result (JSON), for native transactions (not EVM wrappers). */
   NativeTx: 0x0c,
@@ -36,7 +36,10 @@ export const Bucket = {
   Synthetic: 0x0d,
   /** utf-8 name -> JSON: what genesis fixed for the chain's life, such as its denominations. */
   ChainSettings: 0x0e,
-  /** address || topic 0 || height || block log index -> empty: logs by emitter and event, the usual query. */
+  /**
+   * address || topic 0 || height -> the block's logs by that emitter and event, the usual query: each
+   * as log index (4 bytes), length (4 bytes) and stored log (logs/log-index.ts).
+   */
   LogByAddressTopic: 0x0f,
   /** height || ext-view log index (4 bytes) -> stored synthetic log (`synthetic: true`), for `ext_` log queries. */
   SyntheticLog: 0x10,

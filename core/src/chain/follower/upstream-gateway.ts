@@ -10,13 +10,40 @@ export interface CometBlock {
   };
 }
 
+/**
+ * `value` when it has every field of a {@link CometBlock} the follower reads, with its type. What
+ * comes from the producer is checked before use: a push or an answer of another shape (a proxy's
+ * error page, a message of another version) must not throw where no one catches it.
+ */
+function asCometBlock(value: unknown): CometBlock | undefined {
+  const candidate = value as { block_id?: { hash?: unknown }; block?: Partial<CometBlock['block']> } | null;
+  const header = candidate?.block?.header as Record<string, unknown> | undefined;
+  const txs = (candidate?.block?.data as { txs?: unknown } | undefined)?.txs;
+  const wellFormed =
+    typeof candidate?.block_id?.hash === 'string' &&
+    typeof header?.height === 'string' &&
+    typeof header.time === 'string' &&
+    typeof header.proposer_address === 'string' &&
+    (txs === null || (Array.isArray(txs) && txs.every((tx) => typeof tx === 'string')));
+  return wellFormed ? (value as CometBlock) : undefined;
+}
+
+/** A new-block event's block, or undefined for any other message: not JSON, or of another shape. */
+function pushedBlock(message: string): CometBlock | undefined {
+  // A new-block event's data holds the block as `block` serves it, and its results.
+  let event: { result?: { data?: { value?: unknown } } } | null;
+  try {
+    event = JSON.parse(message) as typeof event;
+  } catch {
+    return undefined;
+  }
+  const pushed = asCometBlock(event?.result?.data?.value);
+  // The event's other fields (the block's results) are not kept.
+  return pushed === undefined ? undefined : { block: pushed.block, block_id: pushed.block_id };
+}
+
 /** The subscription query of new blocks. */
 const NEW_BLOCK_QUERY = "tm.event='NewBlock'";
-
-/** A new-block event's data: the block as `block` serves it. */
-interface NewBlockEventData {
-  readonly value?: Partial<CometBlock>;
-}
 
 /** CometBFT's `ResultBroadcastTx`. */
 interface BroadcastResult {
@@ -37,18 +64,24 @@ export class UpstreamGateway {
 
   /** The producer's head height. */
   async latestHeight(): Promise<number> {
-    const status = await this.#call<{ sync_info: { latest_block_height: string } }>('status', {});
-    return Number(status.sync_info.latest_block_height);
+    const status = await this.#call<{ sync_info?: { latest_block_height?: unknown } } | null>('status', {});
+    const height = status?.sync_info?.latest_block_height;
+    if (typeof height !== 'string' || !/^\d+$/.test(height))
+      throw new Error(`status at ${this.url}: no latest block height in the answer`);
+    return Number(height);
   }
 
-  block(height: number): Promise<CometBlock> {
-    return this.#call<CometBlock>('block', { height: String(height) });
+  async block(height: number): Promise<CometBlock> {
+    const block = asCometBlock(await this.#call<unknown>('block', { height: String(height) }));
+    if (block === undefined) throw new Error(`block ${height} at ${this.url}: the answer is not a block`);
+    return block;
   }
 
   /**
    * Calls `onBlock` with each block the producer commits, pushed over its
    * `/websocket` subscription to `tm.event='NewBlock'`, until `signal` aborts; a dropped
-   * connection is opened again after `retryMs`.
+   * connection is opened again after `retryMs`. Other messages are ignored: the follower's polls
+   * find every block without them.
    */
   watchNewBlocks(onBlock: (block: CometBlock) => void, retryMs: number, signal: AbortSignal): void {
     if (signal.aborted) return;
@@ -61,10 +94,8 @@ export class UpstreamGateway {
       ),
     );
     socket.on('message', (data: Buffer) => {
-      const event = JSON.parse(data.toString('utf8')) as { result?: { data?: NewBlockEventData } };
-      const value = event.result?.data?.value;
-      if (value?.block !== undefined && value.block_id !== undefined)
-        onBlock({ block: value.block, block_id: value.block_id });
+      const block = pushedBlock(data.toString('utf8'));
+      if (block !== undefined) onBlock(block);
     });
     socket.on('error', () => socket.terminate());
     socket.on('close', () => {
@@ -94,7 +125,9 @@ export class UpstreamGateway {
       body: JSON.stringify({ jsonrpc: '2.0', id: this.#nextId++, method, params }),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
-    const answer = (await response.json()) as { result?: T; error?: { message: string; data?: string } };
+    const answer = (await response.json()) as { result?: T; error?: { message: string; data?: string } } | null;
+    if (answer === null || typeof answer !== 'object')
+      throw new Error(`${method} at ${this.url}: not a JSON-RPC answer`);
     if (answer.error !== undefined)
       throw new Error(`${method} at ${this.url}: ${answer.error.data ?? answer.error.message}`);
     return answer.result as T;
