@@ -191,6 +191,42 @@ describe('follower nodes', function () {
     }
   });
 
+  it("answer -32002 when the producer's JSON-RPC endpoint gives no hash and no error of its own", async () => {
+    // What a proxy in front of the producer may answer, one by one.
+    const answers = [
+      { status: 200, body: 'null' },
+      { status: 200, body: '{"error":"busy"}' },
+      { status: 200, body: '{"jsonrpc":"2.0","id":1,"error":{"code":"-32000","message":"x"}}' },
+      { status: 200, body: '{"jsonrpc":"2.0","id":1,"result":"0x1"}' },
+      { status: 503, body: '<html><body>No server is available to handle this request.</body></html>' },
+    ];
+    const proxy = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        const { status, body } = answers.shift()!;
+        response.writeHead(status, { 'content-type': 'application/json' }).end(body);
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const follower = await startFollower(producer, undefined, {
+      follower: { upstream: producer.nativeUrl, upstream_rpc: proxyUrl, poll_interval: 20 },
+    });
+    try {
+      const raw = await sign(devWallet(8), { to: devWallet(6).address, value: 1n, nonce: 0 });
+      const errors = [];
+      for (let sent = 0; sent < 5; sent++)
+        errors.push((await rpc(follower.url, 'eth_sendRawTransaction', [raw])).error);
+      const noHash = { code: -32002, message: `the producer at ${proxyUrl} gave no hash` };
+      expect(errors.slice(0, 4)).to.deep.equal([noHash, noHash, noHash, noHash]);
+      expect(errors[4]).to.deep.include({ code: -32002 });
+      expect(errors[4].message).to.match(new RegExp(`^the producer at ${proxyUrl} cannot be reached: `));
+    } finally {
+      await follower.stop();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
   it('without upstream_rpc, refuse transactions, saying where to send them', async () => {
     const follower = await startFollower(producer);
     try {

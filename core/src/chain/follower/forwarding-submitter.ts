@@ -5,9 +5,21 @@ import { ResourceUnavailableError, RpcError } from '../../errors/rpc-error.js';
 /** No forwarded call may hang the client waiting on it. */
 const REQUEST_TIMEOUT_MS = 10_000;
 
+interface RpcErrorObject {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
 interface RpcAnswer {
-  readonly result?: PrefixedHexString;
-  readonly error?: { readonly code: number; readonly message: string; readonly data?: unknown };
+  readonly result?: unknown;
+  readonly error?: unknown;
+}
+
+/** A JSON-RPC error object, to pass on as it is; anything else in its place is no answer. */
+function isRpcErrorObject(error: unknown): error is RpcErrorObject {
+  const candidate = error as Partial<RpcErrorObject> | null | undefined;
+  return Number.isSafeInteger(candidate?.code) && typeof candidate?.message === 'string';
 }
 
 /**
@@ -21,7 +33,7 @@ export class ForwardingSubmitter implements TxSubmitter {
   constructor(private readonly url: string) {}
 
   async submit(raw: Uint8Array): Promise<PrefixedHexString> {
-    let answer: RpcAnswer;
+    let answer: RpcAnswer | null;
     try {
       const response = await fetch(this.url, {
         method: 'POST',
@@ -34,13 +46,15 @@ export class ForwardingSubmitter implements TxSubmitter {
         }),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
-      answer = (await response.json()) as RpcAnswer;
+      answer = (await response.json()) as RpcAnswer | null;
     } catch (error) {
       throw new ResourceUnavailableError(`the producer at ${this.url} cannot be reached: ${(error as Error).message}`);
     }
-    if (answer.error !== undefined) throw new RpcError(answer.error.code, answer.error.message, answer.error.data);
-    if (typeof answer.result !== 'string')
+    // A proxy's answer of its own (`null`, `{"error": "busy"}`) is no hash, and no error to pass on.
+    const { result, error } = answer ?? {};
+    if (isRpcErrorObject(error)) throw new RpcError(error.code, error.message, error.data);
+    if (typeof result !== 'string' || !/^0x[0-9a-f]{64}$/.test(result))
       throw new ResourceUnavailableError(`the producer at ${this.url} gave no hash`);
-    return answer.result;
+    return result as PrefixedHexString;
   }
 }
