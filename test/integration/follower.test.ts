@@ -26,7 +26,7 @@ function startFollower(producer: TestNode, home?: string, config: Record<string,
 }
 
 /** What {@link relayOf} answers for the producer: its own answers, or a broken one of some method. */
-type RelayMode = 'forward' | 'status without a height' | 'block without a block';
+type RelayMode = 'forward' | 'status without a height' | 'block without a block' | 'broadcast without a result';
 
 /**
  * A native gateway in front of the producer's: it forwards calls as `mode()` says, and sends every
@@ -45,7 +45,9 @@ async function relayOf(producer: TestNode, mode: () => RelayMode): Promise<{ url
             ? { sync_info: {} }
             : mode() === 'block without a block' && method === 'block'
               ? { block_id: { hash: 'AB' }, block: null }
-              : undefined;
+              : mode() === 'broadcast without a result' && method === 'broadcast_tx_sync'
+                ? { code: 0 }
+                : undefined;
         const answer =
           broken === undefined
             ? await (await fetch(producer.nativeUrl, { method: 'POST', body })).text()
@@ -378,7 +380,7 @@ describe('follower nodes', function () {
     }
   });
 
-  it('ignore pushes that are not new blocks, and answers without a height or a block, and keep following', async () => {
+  it('ignore pushes that are not new blocks, take answers without a height, a block or a result for errors, and keep following', async () => {
     let mode: RelayMode = 'block without a block';
     const relay = await relayOf(producer, () => mode);
     const follower = await startTestNode({
@@ -412,6 +414,20 @@ describe('follower nodes', function () {
       expect(await (await fetch(`${follower.url}/health`)).json()).to.deep.include({
         status: 'ok',
         upstreamReachable: true,
+      });
+
+      mode = 'broadcast without a result';
+      const broadcast = { jsonrpc: '2.0', id: 1, method: 'broadcast_tx_sync', params: { tx: 'AQID' } };
+      const answer = await fetch(follower.nativeUrl, { method: 'POST', body: JSON.stringify(broadcast) });
+      // CometBFT's answer to a broadcast that failed on its way.
+      expect(await answer.json()).to.deep.equal({
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: -32603,
+          message: 'Internal error',
+          data: `broadcast_tx_sync at ${relay.url}: the answer is not a result`,
+        },
       });
     } finally {
       await follower.stop();

@@ -53,6 +53,16 @@ interface BroadcastResult {
   readonly hash: string;
 }
 
+function isBroadcastResult(result: Partial<BroadcastResult> | null): result is BroadcastResult {
+  return (
+    Number.isSafeInteger(result?.code) &&
+    typeof result?.log === 'string' &&
+    typeof result.codespace === 'string' &&
+    typeof result.hash === 'string' &&
+    /^[0-9a-fA-F]{64}$/.test(result.hash)
+  );
+}
+
 /** No call to the producer may hang the follower. */
 const REQUEST_TIMEOUT_MS = 10_000;
 
@@ -106,7 +116,10 @@ export class UpstreamGateway {
 
   /** `broadcast_tx_sync`: the producer's admission check of a native transaction. */
   async broadcast(raw: Uint8Array): Promise<NativeCheckResult> {
-    const result = await this.#call<BroadcastResult>('broadcast_tx_sync', { tx: Buffer.from(raw).toString('base64') });
+    const result = await this.#call<Partial<BroadcastResult> | null>('broadcast_tx_sync', {
+      tx: Buffer.from(raw).toString('base64'),
+    });
+    if (!isBroadcastResult(result)) throw new Error(`broadcast_tx_sync at ${this.url}: the answer is not a result`);
     return {
       hash: Buffer.from(result.hash, 'hex'),
       code: result.code,
