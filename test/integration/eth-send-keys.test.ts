@@ -29,6 +29,7 @@ const someone = () => lower(getAddress(hexlify(randomBytes(20))));
 const devAddress = (index: number) => lower(devWallet(index).address);
 /** The suggested legacy price on a quiet local chain: the 1 gwei base fee x 110/100 (decisions.md D4). */
 const QUIET_GAS_PRICE = (GWEI * 110n) / 100n;
+const MAX_UINT256 = `0x${'f'.repeat(64)}`;
 
 /** The result of a call that must succeed. */
 async function resultOf(url: string, method: string, params: unknown[]): Promise<any> {
@@ -309,6 +310,8 @@ describe('hosted keys: eth_accounts, eth_sign, eth_signTransaction, eth_sendTran
         { from, to: someone(), data: '0x01', input: '0x02' },
         'both "data" and "input" are set and not equal. Please use "input" to pass transaction call data',
       ],
+      // No account could pay it, and no transaction of it can be built.
+      [{ from, to: someone(), gas: '0x5208', gasPrice: MAX_UINT256 }, 'gas * gasPrice exceeds 2^256-1'],
     ];
     for (const [request, message] of cases) {
       for (const method of ['eth_sendTransaction', 'eth_fillTransaction']) {
@@ -318,6 +321,16 @@ describe('hosted keys: eth_accounts, eth_sign, eth_signTransaction, eth_sendTran
         });
       }
     }
+    const unpayable = { from, to: someone(), gas: '0x5208', nonce: '0x0' };
+    expect(await errorOf(node.url, 'eth_signTransaction', [{ ...unpayable, gasPrice: MAX_UINT256 }])).to.deep.equal({
+      code: -32000,
+      message: 'gas * gasPrice exceeds 2^256-1',
+    });
+    const feeMarket = { ...unpayable, maxFeePerGas: MAX_UINT256, maxPriorityFeePerGas: '0x1' };
+    expect(await errorOf(node.url, 'eth_signTransaction', [feeMarket])).to.deep.equal({
+      code: -32000,
+      message: 'gas * maxFeePerGas exceeds 2^256-1',
+    });
     expect(node.node.chain.pool.size).to.equal(0);
   });
 

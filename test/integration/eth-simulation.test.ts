@@ -118,6 +118,30 @@ describe('simulation: eth_call, eth_estimateGas, eth_estimateGasAfterCalls, eth_
       expect(await result('eth_call', [{ to: target, input: input('both') }, '0x0'])).to.equal('0x');
     });
 
+    it('takes the transaction type from the fields, not from "type", as geth', async () => {
+      // ethers sends a type; geth's TransactionArgs has none, and a type no call can be is no error.
+      for (const type of ['0x0', '0x3', '0x4', '0x7f', '0x7fffffffffffffff', 'not a quantity'])
+        expect(await callResult('both', [], { type })).to.deep.equal([9n, 6n]);
+    });
+
+    it('refuses a gas price at which the gas passes 2^256-1 as geth does: no balance pays it', async () => {
+      const huge = `0x${'f'.repeat(64)}`;
+      const gas = 10_000_000n;
+      const want = gas * BigInt(huge);
+      const unpaid = `insufficient funds for gas * price + value: address ${ZERO_ADDRESS} have 0 want ${want}`;
+      // A call to code, and a deployment: the two ways a call runs.
+      const calls = [{ to: target, input: input('both') }, { input: '0x6000' }];
+      for (const call of calls) {
+        for (const fees of [{ gasPrice: huge }, { maxFeePerGas: huge }]) {
+          const answer = await rpc(node.url, 'eth_call', [{ ...call, ...fees }, 'latest']);
+          expect(answer.error, JSON.stringify(call)).to.deep.equal({
+            code: -32000,
+            message: `err: ${unpaid} (supplied gas ${gas})`,
+          });
+        }
+      }
+    });
+
     it('answers calls of long data each by its own data, the first time and when remembered', async () => {
       // The identity precompile returns its input. Answers are remembered per block by the data's digest past 256 bytes.
       const identity = '0x0000000000000000000000000000000000000004';

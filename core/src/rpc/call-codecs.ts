@@ -38,7 +38,8 @@ const authorizationEntry = objectOf('types.SetCodeAuthorization', {
 /**
  * A call object (geth's `TransactionArgs`) as `eth_call`, `eth_estimateGas`,
  * `eth_createAccessList`, `eth_sendTransaction` and `debug_traceCall` take it. `input` and `data`
- * are merged into `input`.
+ * are merged into `input`. A `type` (ethers sends one) is not read, as geth does not read it: the
+ * type follows from the fields given.
  */
 export interface CallRequest {
   readonly from?: Hex;
@@ -53,7 +54,6 @@ export interface CallRequest {
   readonly accessList?: readonly AccessListEntry[];
   readonly authorizationList?: readonly AuthorizationEntry[];
   readonly chainId?: bigint;
-  readonly type?: bigint;
 }
 
 const transactionArgs = objectOf('ethapi.TransactionArgs', {
@@ -70,7 +70,6 @@ const transactionArgs = objectOf('ethapi.TransactionArgs', {
   accessList: accessList.optional(),
   authorizationList: arrayOf(authorizationEntry).optional(),
   chainId: quantity.optional(),
-  type: uint64.optional(),
 });
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -36,7 +36,6 @@ export function paysFees(request: CallRequest): boolean {
 }
 
 function typeOf(request: CallRequest): TransactionType {
-  if (request.type !== undefined) return Number(request.type) as TransactionType;
   if (request.authorizationList !== undefined) return TransactionType.EOACodeEIP7702;
   if (request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined) {
     return TransactionType.FeeMarketEIP1559;
@@ -65,6 +64,7 @@ export function authorizationItemsOf(request: CallRequest): EOACode7702Authoriza
 export function callTransaction(request: CallRequest, gasLimit: bigint, options: TxOptions): TypedTransaction {
   const type = typeOf(request);
   const { feeCap, tip } = pricesOf(request);
+  const legacyPrice = type === TransactionType.Legacy || type === TransactionType.AccessListEIP2930;
   const txData: TypedTxData = {
     type,
     nonce: 0n,
@@ -72,9 +72,7 @@ export function callTransaction(request: CallRequest, gasLimit: bigint, options:
     value: request.value ?? 0n,
     data: request.input ?? new Uint8Array(0),
     ...(request.to === undefined ? {} : { to: request.to }),
-    ...(type === TransactionType.Legacy || type === TransactionType.AccessListEIP2930
-      ? { gasPrice: feeCap }
-      : { maxFeePerGas: feeCap, maxPriorityFeePerGas: tip }),
+    ...(legacyPrice ? { gasPrice: feeCap } : { maxFeePerGas: feeCap, maxPriorityFeePerGas: tip }),
     ...(type === TransactionType.Legacy
       ? {}
       : {

@@ -7,6 +7,7 @@ import {
   Address,
   eoaCode7702AuthorizationListJSONItemToBytes,
   hexToBytes,
+  MAX_INTEGER,
   setLengthLeft,
   toChecksumAddress,
   type PrefixedHexString,
@@ -538,6 +539,9 @@ export class ChainSimulator implements Simulator {
     keepState: boolean,
     reportAccessList: boolean,
   ): Promise<RunOutcome> {
+    // A cost past 2^256-1 has no transaction the library builds, and no balance pays it: geth's words say so.
+    if (gasLimit * pricesOf(request).feeCap > MAX_INTEGER)
+      await this.#checkFunds(simulation.state, request, gasLimit, block);
     const tx = callTransaction(request, gasLimit, this.#txOptions);
     // The transaction's own intrinsic gas counts its authorizations too; ethereumjs words the floor's failure its own way.
     const error = upfrontGasError(gasLimit, tx.getIntrinsicGas(), this.#intrinsicGas(request).floor);

@@ -1,4 +1,5 @@
 import { createTx, TransactionType, type TypedTransaction } from '@ethereumjs/tx';
+import { MAX_INTEGER } from '@ethereumjs/util';
 import {
   InvalidInputError,
   LATEST_BLOCK,
@@ -119,5 +120,9 @@ export async function fillTransaction(
   if (request.chainId !== undefined && request.chainId !== chain.chainId) {
     throw new InvalidInputError(`chainId does not match node's (have=${request.chainId}, want=${chain.chainId})`);
   }
+  // No account could pay more than 2^256-1, and the library refuses to build such a transaction.
+  const [priceField, price] =
+    fees.type === TransactionType.Legacy ? ['gasPrice', fees.gasPrice] : ['maxFeePerGas', fees.maxFeePerGas];
+  if (gasLimit * price > MAX_INTEGER) throw new InvalidInputError(`gas * ${priceField} exceeds 2^256-1`);
   return createTx({ type, nonce, gasLimit, value, data: input, ...destination, ...prices }, { common: chain.common });
 }
