@@ -6,6 +6,7 @@ import {
   codec,
   CodecError,
   defineMethod,
+  EventLoopTurns,
   jsonKind,
   objectOf,
   string,
@@ -44,14 +45,19 @@ const eventQuery = objectOf('EventQuery', {
 /**
  * `ext_queryEvents({type?, address?, fromBlock, toBlock, limit, cursor})`: a block's native
  * events (its native transactions run first) then its EVM logs (the `ext` view, synthetic ones
- * included), block by block, with the log methods' range checks.
+ * included), block by block, with the log methods' range checks. Blocks are read in turns of the
+ * event loop: a range of 2,000 blocks whose reads resolve at once held it for over 100 ms.
  */
 export function queryEventsMethod(chain: ChainReader, native: NativeLayer, logs: LogQuery) {
   /** Every event of block `height` the query selects, in order. */
   async function eventsOf(height: number, type: string | undefined, holder: `0x${string}` | undefined) {
     const events: Record<string, unknown>[] = [];
     const block = (await chain.blockAt(height))!;
-    const nativeHolder = holder === undefined ? undefined : await nativeNameOf(holder, height);
+    // Read from the block's state, and only for a block with native events to select from.
+    const nativeHolder =
+      holder === undefined || type === EVM_LOG_TYPE || block.nativeTransactions.length === 0
+        ? undefined
+        : await nativeNameOf(holder, height);
     if (type !== EVM_LOG_TYPE) {
       for (const hash of block.nativeTransactions) {
         const record = await native.txByHash(hexToBytes(hash));
@@ -87,7 +93,7 @@ export function queryEventsMethod(chain: ChainReader, native: NativeLayer, logs:
   return defineMethod({
     name: 'ext_queryEvents',
     params: [eventQuery],
-    handler: async ([query]) => {
+    handler: async ([query], request) => {
       const range = await logs.range({
         topics: [],
         ...(query.fromBlock === undefined ? {} : { fromBlock: query.fromBlock }),
@@ -96,8 +102,11 @@ export function queryEventsMethod(chain: ChainReader, native: NativeLayer, logs:
       const page: Record<string, unknown>[] = [];
       let next: EventCursor | undefined;
       if (range !== undefined) {
+        const turns = new EventLoopTurns(undefined, request.clientId);
         const start = Math.max(range.from, query.cursor?.height ?? range.from);
         for (let height = start; height <= range.to && next === undefined; height++) {
+          const turn = turns.pause();
+          if (turn !== undefined) await turn;
           const events = await eventsOf(height, query.type, query.address);
           const first = query.cursor?.height === height ? query.cursor.position : 0;
           for (let position = first; position < events.length; position++) {
