@@ -64,7 +64,6 @@ export function authorizationItemsOf(request: CallRequest): EOACode7702Authoriza
 export function callTransaction(request: CallRequest, gasLimit: bigint, options: TxOptions): TypedTransaction {
   const type = typeOf(request);
   const { feeCap, tip } = pricesOf(request);
-  const legacyPrice = type === TransactionType.Legacy || type === TransactionType.AccessListEIP2930;
   const txData: TypedTxData = {
     type,
     nonce: 0n,
@@ -72,7 +71,9 @@ export function callTransaction(request: CallRequest, gasLimit: bigint, options:
     value: request.value ?? 0n,
     data: request.input ?? new Uint8Array(0),
     ...(request.to === undefined ? {} : { to: request.to }),
-    ...(legacyPrice ? { gasPrice: feeCap } : { maxFeePerGas: feeCap, maxPriorityFeePerGas: tip }),
+    ...(type === TransactionType.Legacy || type === TransactionType.AccessListEIP2930
+      ? { gasPrice: feeCap }
+      : { maxFeePerGas: feeCap, maxPriorityFeePerGas: tip }),
     ...(type === TransactionType.Legacy
       ? {}
       : {
