@@ -102,6 +102,24 @@ describe('native gateway', function () {
     expect(body.result.node_info.network).to.equal(CHAIN_ID);
   });
 
+  it('answers a request target URL cannot read with 400 and an upgrade to one with 404, and keeps serving', async () => {
+    const { port } = new URL(node.nativeUrl);
+    const exchange = (head: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(head));
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+    const get = await exchange('GET //a:99999/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(get).to.match(/^HTTP\/1\.1 400 /);
+    expect(get).to.include('"data":"malformed request target"');
+    const upgrade = await exchange('GET http://[/ HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
+    expect(upgrade).to.match(/^HTTP\/1\.1 404 Not Found\r\n/);
+    expect((await gateway(node, 'status')).result.node_info.network).to.equal(CHAIN_ID);
+  });
+
   it('sends usei with sendTokens to the cast address of an EVM address, which eth_getBalance shows in wei', async () => {
     const { address, client } = await signerOf(node, 0);
     const recipientEvm = Wallet.createRandom().address;

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ClientQuota, clientOf, parseRequestJson, type HeldAnswers, type UnfinishedRequests } from '@evmnode/core';
 import { CometRpcError } from './rpc-error.js';
+import { requestTarget } from './request-target.js';
 
 /** The one event query served: what followers, and cosmjs' `subscribeNewBlock`, subscribe with. */
 export const NEW_BLOCK_QUERY = "tm.event='NewBlock'";
@@ -53,7 +54,7 @@ export class EventSockets {
    */
   attach(http: Server): void {
     http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const path = new URL(req.url ?? '/', 'http://gateway').pathname;
+      const path = requestTarget(req)?.pathname;
       const client = clientOf(req.socket.remoteAddress);
       const refusal =
         path !== '/websocket'

@@ -12,6 +12,7 @@ import {
 import type { CallParams, GatewayMethod } from './gateway-method.js';
 import { EventSockets } from './event-sockets.js';
 import { CometRpcError } from './rpc-error.js';
+import { requestTarget } from './request-target.js';
 
 export interface GatewayServerOptions {
   readonly port: number;
@@ -274,7 +275,11 @@ export class GatewayServer {
   }
 
   async #get(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://gateway');
+    const url = requestTarget(req);
+    if (url === undefined) {
+      send(res, 400, errorResponse(URI_CALL_ID, CometRpcError.invalidRequest('malformed request target')));
+      return;
+    }
     const method = url.pathname.slice(1);
     try {
       const result = await this.#call(method, { form: 'uri', value: url.searchParams });
