@@ -100,6 +100,20 @@ describe('chain admission: eth_sendRawTransaction rejections (decisions.md D3, D
     }
   });
 
+  it("refuses a deployment whose init code passes EIP-3860's 49,152 bytes, in geth's words", async () => {
+    const deployment = (bytes: number) =>
+      sign(devWallet(6), { nonce: 0, data: `0x${'00'.repeat(bytes)}`, gasLimit: 1_000_000n });
+    await expectRejected(
+      await deployment(49_153),
+      'max initcode size exceeded: code size 49153, limit 49152',
+      SdkCode.TxTooLarge,
+      devWallet(6).address,
+    );
+    const admitted = await sendRaw(node.url, await deployment(49_152));
+    expect(admitted.error).to.equal(undefined);
+    expect((await waitForReceipt(node.url, admitted.result)).status).to.equal('0x1');
+  });
+
   it("refuses a transaction larger than 128 KiB: oversized data (geth's txMaxSize)", async () => {
     const raw = await sign(devWallet(0), {
       nonce: 0,

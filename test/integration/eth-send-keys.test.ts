@@ -198,6 +198,23 @@ describe('hosted keys: eth_accounts, eth_sign, eth_signTransaction, eth_sendTran
     expect(await resultOf(node.url, 'eth_getCode', [receipt.contractAddress, 'latest'])).to.equal('0x00');
   });
 
+  it("signs init code past EIP-3860's limit as geth does, and eth_sendTransaction gets the pool's refusal", async () => {
+    const unestimated = { from: devAddress(8), input: `0x${'00'.repeat(49_153)}`, nonce: '0x0' };
+    const deployment = { ...unestimated, gas: '0x100000' };
+    const signed = await resultOf(node.url, 'eth_signTransaction', [{ ...deployment, gasPrice: quantity(GWEI) }]);
+    expect(Transaction.from(signed.raw).data).to.equal(deployment.input);
+    expect(await errorOf(node.url, 'eth_sendTransaction', [deployment])).to.deep.equal({
+      code: -32003,
+      message: 'max initcode size exceeded: code size 49153, limit 49152',
+      data: { code: 21, codespace: 'sdk' },
+    });
+    // Without gas, the estimate refuses it first, as geth's does.
+    expect(await errorOf(node.url, 'eth_sendTransaction', [unestimated])).to.deep.equal({
+      code: -32000,
+      message: 'failed with 10000000 gas: max initcode size exceeded: code size 49153 limit 49152',
+    });
+  });
+
   it('serves ethers JsonRpcSigner.sendTransaction', async () => {
     const provider = new JsonRpcProvider(node.url, Number(CHAIN_ID), { staticNetwork: true, pollingInterval: 100 });
     try {

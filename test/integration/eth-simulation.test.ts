@@ -142,6 +142,23 @@ describe('simulation: eth_call, eth_estimateGas, eth_estimateGasAfterCalls, eth_
       }
     });
 
+    it("refuses init code past EIP-3860's 49,152 bytes before it runs, in geth's words", async () => {
+      // Zero bytes are STOPs: the largest init code allowed runs and returns nothing.
+      const deployment = (bytes: number) => ({ input: `0x${'00'.repeat(bytes)}` });
+      expect(await result('eth_call', [deployment(49_152), 'latest'])).to.equal('0x');
+      const tooLarge = 'max initcode size exceeded: code size 49153 limit 49152';
+      expect((await rpc(node.url, 'eth_call', [deployment(49_153), 'latest'])).error).to.deep.equal({
+        code: -32000,
+        message: `err: ${tooLarge} (supplied gas ${GAS_CAP})`,
+      });
+      expect((await estimate([deployment(49_153)])).error).to.deep.equal({
+        code: -32000,
+        message: `failed with ${GAS_CAP} gas: ${tooLarge}`,
+      });
+      // A call to an address carries data of any size.
+      expect(await result('eth_call', [{ ...deployment(49_153), to: NOBODY }, 'latest'])).to.equal('0x');
+    });
+
     it('answers calls of long data each by its own data, the first time and when remembered', async () => {
       // The identity precompile returns its input. Answers are remembered per block by the data's digest past 256 bytes.
       const identity = '0x0000000000000000000000000000000000000004';

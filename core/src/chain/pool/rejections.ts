@@ -28,6 +28,8 @@ export const Rejections = {
   typeNotSupported: () => rejected('transaction type not supported', SdkCode.NotSupported),
   oversized: (size: number, limit: number) =>
     rejected(`oversized data: transaction size ${size}, limit ${limit}`, SdkCode.TxTooLarge),
+  initCodeTooLarge: (size: number, limit: bigint) =>
+    rejected(`max initcode size exceeded: code size ${size}, limit ${limit}`, SdkCode.TxTooLarge),
   invalidChainId: (have: bigint, want: bigint) =>
     rejected(`invalid chain id for signer: have ${have} want ${want}`, SdkCode.InvalidChainId),
   unprotected: () => rejected('only replay-protected (EIP-155) transactions allowed over RPC', SdkCode.Unauthorized),

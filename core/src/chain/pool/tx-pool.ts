@@ -133,7 +133,8 @@ export class TxPool {
     private readonly onDiscard: (hash: PrefixedHexString) => void = () => undefined,
     private readonly recoverSenderKey: SenderKeyRecovery = () => undefined,
   ) {
-    this.#decodeOptions = fastTxOptions(chain.common);
+    // Init code past EIP-3860's limit is decoded, to be refused in geth's words (`#checkStateless`).
+    this.#decodeOptions = { ...fastTxOptions(chain.common), allowUnlimitedInitCodeSize: true };
   }
 
   /** A pooled transaction by hash. */
@@ -342,6 +343,10 @@ export class TxPool {
 
   /** Checks that need no state; returns the recovered sender. */
   #checkStateless(tx: TypedTransaction): PrefixedHexString {
+    const initCodeLimit = this.#decodeOptions.common!.param('maxInitCodeSize');
+    if (tx.to === undefined && BigInt(tx.data.length) > initCodeLimit) {
+      throw Rejections.initCodeTooLarge(tx.data.length, initCodeLimit);
+    }
     if (tx.type === 0 && !tx.supports(Capability.EIP155ReplayProtection)) throw Rejections.unprotected();
     let sender: PrefixedHexString;
     try {

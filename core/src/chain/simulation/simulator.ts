@@ -147,7 +147,8 @@ export class ChainSimulator implements Simulator {
   ) {
     this.#callVms = new SimulationPool(chain, SIMULATION_VMS);
     this.#traceVms = new SimulationPool(chain, TRACE_VMS);
-    this.#txOptions = fastTxOptions(chain.common);
+    // A call's init code may be of any size: `#run` refuses one past the limit in geth's order and words.
+    this.#txOptions = { ...fastTxOptions(chain.common), allowUnlimitedInitCodeSize: true };
     this.#blockOptions = fastBlockOptions(chain.common);
   }
 
@@ -547,6 +548,7 @@ export class ChainSimulator implements Simulator {
     const error = upfrontGasError(gasLimit, tx.getIntrinsicGas(), this.#intrinsicGas(request).floor);
     if (error !== undefined) return { result: failedRun(gasLimit), error };
     await this.#checkFunds(simulation.state, request, gasLimit, block);
+    this.#checkInitCodeSize(request, gasLimit);
     if (!keepState) await simulation.state.checkpoint();
     try {
       const result = await runTx(simulation.vm, {
@@ -590,6 +592,15 @@ export class ChainSimulator implements Simulator {
         `insufficient funds for gas * price + value: address ${sender} have ${balance} want ${cost}`,
         gasLimit,
       );
+    }
+  }
+
+  /** EIP-3860's limit on a creation's init code, checked after the funds as geth's state transition does. */
+  #checkInitCodeSize(request: CallRequest, gasLimit: bigint): void {
+    const size = request.to === undefined ? (request.input?.length ?? 0) : 0;
+    const limit = this.#txOptions.common!.param('maxInitCodeSize');
+    if (BigInt(size) > limit) {
+      throw new PrecheckError(`max initcode size exceeded: code size ${size} limit ${limit}`, gasLimit);
     }
   }
 

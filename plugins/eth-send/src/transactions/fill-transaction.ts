@@ -124,5 +124,9 @@ export async function fillTransaction(
   const [priceField, price] =
     fees.type === TransactionType.Legacy ? ['gasPrice', fees.gasPrice] : ['maxFeePerGas', fees.maxFeePerGas];
   if (gasLimit * price > MAX_INTEGER) throw new InvalidInputError(`gas * ${priceField} exceeds 2^256-1`);
-  return createTx({ type, nonce, gasLimit, value, data: input, ...destination, ...prices }, { common: chain.common });
+  // Init code past EIP-3860's limit is signed as geth signs it; the pool refuses it in geth's words.
+  return createTx(
+    { type, nonce, gasLimit, value, data: input, ...destination, ...prices },
+    { common: chain.common, allowUnlimitedInitCodeSize: true },
+  );
 }
