@@ -37,7 +37,13 @@ export type {
 export { BATCH_CONCURRENCY, MAX_BATCHES_UNDER_WAY, runBoundedBatch } from './rpc/bounded-batch.js';
 export type { BatchClient, BoundedBatchOptions, BoundedBatchRun } from './rpc/bounded-batch.js';
 export { ClientQuota } from './rpc/client-quota.js';
-export { MAX_JSON_VALUES, MAX_NESTING_DEPTH, parseRequestJson, RequestJsonBusyError } from './rpc/request-json.js';
+export {
+  MAX_JSON_VALUES,
+  MAX_NESTING_DEPTH,
+  MAX_OBJECT_MEMBERS,
+  parseRequestJson,
+  RequestJsonBusyError,
+} from './rpc/request-json.js';
 export { FailFastLimiter } from './rpc/fail-fast-limiter.js';
 export { EventLoopTurns } from './rpc/event-loop-turns.js';
 export { ConnectionLimits } from './transport/connection-limits.js';

@@ -57,6 +57,29 @@ describe('WebSocket transport', () => {
     client.close();
   });
 
+  it('reads messages over 256 KiB sent together, each by its own text, and refuses too many members with -32700', async () => {
+    // The node of the other tests takes 64 KiB at most.
+    const own = await startTestNode();
+    const client = await WsClient.connect(own.wsUrl);
+    const long = (id: number) =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [String(id).repeat(1_000_000)] });
+    const answers = await Promise.all([1, 2, 3, 4].map((id) => client.request(long(id), id)));
+    expect(answers).to.deep.equal(
+      [1, 2, 3, 4].map((id) => ({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32602, message: 'too many arguments, want at most 0' },
+      })),
+    );
+    const members = Array.from({ length: 20_001 }, (_, index) => `"key${index}":${'1'.repeat(10)}`).join(',');
+    expect(
+      await client.request(`{"jsonrpc":"2.0","id":5,"method":"eth_chainId","x":{${members}}}`, null),
+    ).to.deep.equal({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } });
+    expect((await client.call('eth_chainId')).result).to.equal('0xae3f2');
+    client.close();
+    await own.stop();
+  });
+
   it('refuses HTTP-only namespaces with -32601', async () => {
     const client = await WsClient.connect(node.wsUrl);
     expect((await client.call('debug_ping')).error).to.deep.equal({

@@ -122,9 +122,12 @@ export class ClientTurns {
 /** The node's thread, shared by every port. */
 export const clientTurns = new ClientTurns();
 
-/** Runs `work` in `client`'s turn of the node's thread: at once, or once its turn comes. */
-export function inClientTurn(client: string, work: () => void): void {
-  const turn = clientTurns.take(client);
+/**
+ * Runs `work` in `client`'s turn of the node's thread: at once, or once its turn comes.
+ * `resuming`: the work goes on with something under way, before the client's new requests.
+ */
+export function inClientTurn(client: string, work: () => void, resuming = false): void {
+  const turn = clientTurns.take(client, resuming);
   if (turn === undefined) work();
   else void turn.then(work);
 }

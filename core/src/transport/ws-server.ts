@@ -121,7 +121,7 @@ export class WsTransport {
     data: RawData,
     running: Set<RpcRequest>,
   ): Promise<void> {
-    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     return new Promise((answered) => {
       readRequestJsonInTurn(
         bytes,

@@ -8,7 +8,7 @@ import { deps, type Deps, type NativeGatewayConfig } from './deps.js';
  */
 export default definePlugin<Deps, NativeGatewayConfig>({
   id: 'native-gateway',
-  coreApi: '^2.12.0',
+  coreApi: '^2.17.0',
   config: {
     broadcast_commit_timeout: {
       doc: "How long broadcast_tx_commit waits for the transaction's block (CometBFT's timeout_broadcast_tx_commit).",

@@ -107,7 +107,7 @@ export class EventSockets {
     let inFlight = 0;
     client.on('message', (data: Buffer) => {
       if (++inFlight >= MAX_IN_FLIGHT) client.pause();
-      this.#onMessage(subscriptions, data.toString('utf8'))
+      this.#onMessage(subscriptions, data)
         .then(
           (answer) => {
             if (answer !== undefined) this.#send(client, JSON.stringify(answer));
@@ -120,10 +120,10 @@ export class EventSockets {
     });
   }
 
-  async #onMessage(subscriptions: Map<string, JsonRpcId>, text: string): Promise<object | undefined> {
+  async #onMessage(subscriptions: Map<string, JsonRpcId>, data: Buffer): Promise<object | undefined> {
     let request: { id?: JsonRpcId; method?: unknown; params?: unknown };
     try {
-      request = (await parseRequestJson(text)) as typeof request;
+      request = (await parseRequestJson(data)) as typeof request;
     } catch (error) {
       const refusal = CometRpcError.unreadable(error);
       return { jsonrpc: '2.0', id: null, error: refusal.toJSON() };

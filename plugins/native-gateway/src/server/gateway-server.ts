@@ -69,7 +69,7 @@ class RequestsBusy extends Error {}
  * that the refusal reaches the client. Its bytes count in `unfinished` until it ends; one closed
  * for room there is refused with a {@link RequestsBusy}, the rest unread.
  */
-function readBody(req: IncomingMessage, limit: number, unfinished: UnfinishedRequests): Promise<string> {
+function readBody(req: IncomingMessage, limit: number, unfinished: UnfinishedRequests): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] = [];
     let length = 0;
@@ -86,7 +86,7 @@ function readBody(req: IncomingMessage, limit: number, unfinished: UnfinishedReq
       count(chunk);
     };
     req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -195,9 +195,9 @@ export class GatewayServer {
   async #post(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let body: unknown;
     try {
-      const text = await readBody(req, this.options.maxBodyBytes, this.options.unfinishedRequests);
+      const bytes = await readBody(req, this.options.maxBodyBytes, this.options.unfinishedRequests);
       try {
-        body = await parseRequestJson(text);
+        body = await parseRequestJson(bytes);
       } catch (error) {
         const refusal = CometRpcError.unreadable(error);
         return send(res, refusal.httpStatus, errorResponse(null, refusal));
