@@ -599,6 +599,52 @@ describe('native gateway: block', function () {
     socket.close();
   });
 
+  it('takes one request per /websocket message and serves no notification, as CometBFT', async () => {
+    const socket = new WebSocket(`${node.nativeUrl.replace(/^http/, 'ws')}/websocket`);
+    const answers: any[] = [];
+    socket.on('message', (data: Buffer) => answers.push(JSON.parse(data.toString())));
+    await new Promise((resolve) => socket.once('open', resolve));
+    /** Sends each text and waits for the answer to the last, which must be the only one. */
+    const answerTo = async (...texts: string[]) => {
+      const count = answers.length;
+      for (const text of texts) socket.send(text);
+      while (answers.length === count) await sleepMs(5);
+      await sleepMs(50);
+      expect(answers.length, texts.join(' ')).to.equal(count + 1);
+      return answers.at(-1);
+    };
+    const unmarshalError = (kind: string) => ({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32700,
+        message: 'Parse error',
+        data: `error unmarshaling request: json: cannot unmarshal ${kind} into Go value of type types.RPCRequest`,
+      },
+    });
+    expect(await answerTo('[{"jsonrpc":"2.0","id":1,"method":"status"}]')).to.deep.equal(unmarshalError('array'));
+    expect(await answerTo('5')).to.deep.equal(unmarshalError('number'));
+    expect(await answerTo('"status"')).to.deep.equal(unmarshalError('string'));
+    const subscribe = (id: unknown) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        ...(id === undefined ? {} : { id }),
+        method: 'subscribe',
+        params: ["tm.event='NewBlock'"],
+      });
+    // Neither a notification nor a request with an object for its id subscribes.
+    expect(await answerTo(subscribe(undefined), subscribe({ a: 1 }))).to.deep.equal({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request', data: 'id must be a string or a number' },
+    });
+    // So the first subscription is this one (its events then come with its id too).
+    socket.send(subscribe('first'));
+    while (answers.every((answer) => answer.id !== 'first')) await sleepMs(5);
+    expect(answers.find((answer) => answer.id === 'first')).to.deep.equal({ jsonrpc: '2.0', id: 'first', result: {} });
+    socket.close();
+  });
+
   it('disconnects a /websocket client that sends without reading rather than buffering its answers', async () => {
     const socket = new WebSocket(`${node.nativeUrl.replace(/^http/, 'ws')}/websocket`);
     await new Promise((resolve) => socket.once('open', resolve));

@@ -4,6 +4,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { ClientQuota, clientOf, parseRequestJson, type HeldAnswers, type UnfinishedRequests } from '@evmnode/core';
 import { CometRpcError } from './rpc-error.js';
 import { requestTarget } from './request-target.js';
+import { errorResponse, idOf, INVALID_ID, INVALID_ID_RESPONSE, type JsonRpcId } from './json-rpc-envelope.js';
 
 /** The one event query served: what followers, and cosmjs' `subscribeNewBlock`, subscribe with. */
 export const NEW_BLOCK_QUERY = "tm.event='NewBlock'";
@@ -15,8 +16,6 @@ const MAX_UNREAD_OUTPUT = 16 * 1024 * 1024;
 /** Requests of one client served at once; its connection is not read while this many are in flight. */
 const MAX_IN_FLIGHT = 16;
 
-type JsonRpcId = string | number | null;
-
 /** The query of `subscribe`/`unsubscribe` params, named or positional. */
 function queryOf(params: unknown): string {
   const query: unknown = Array.isArray(params) ? params[0] : (params as { query?: unknown } | undefined)?.query;
@@ -24,10 +23,17 @@ function queryOf(params: unknown): string {
   return query.trim();
 }
 
+/** How Go's `encoding/json` names a JSON value that is no object, in its unmarshalling error. */
+function goJsonKind(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  return typeof value === 'boolean' ? 'bool' : typeof value;
+}
+
 /**
  * CometBFT's WebSocket endpoint (`/websocket`): every gateway method, plus `subscribe`,
  * `unsubscribe` and `unsubscribe_all` for new-block events. An event goes to each subscriber as
- * an answer to its `subscribe` request's id, as CometBFT sends them.
+ * an answer to its `subscribe` request's id, as CometBFT sends them. As there, a message is one
+ * request (a batch is a parse error) and a notification (no id) is not served.
  */
 export class EventSockets {
   readonly #server: WebSocketServer;
@@ -121,21 +127,27 @@ export class EventSockets {
   }
 
   async #onMessage(subscriptions: Map<string, JsonRpcId>, data: Buffer): Promise<object | undefined> {
-    let request: { id?: JsonRpcId; method?: unknown; params?: unknown };
+    let request: unknown;
     try {
-      request = (await parseRequestJson(data)) as typeof request;
+      request = await parseRequestJson(data);
     } catch (error) {
-      const refusal = CometRpcError.unreadable(error);
-      return { jsonrpc: '2.0', id: null, error: refusal.toJSON() };
+      return errorResponse(null, CometRpcError.unreadable(error));
     }
-    const { method, id = null } = request ?? {};
+    if (typeof request !== 'object' || Array.isArray(request)) {
+      const detail = `json: cannot unmarshal ${goJsonKind(request)} into Go value of type types.RPCRequest`;
+      return errorResponse(null, CometRpcError.parseError(`error unmarshaling request: ${detail}`));
+    }
+    const id = idOf(request);
+    if (id === undefined) return undefined;
+    if (id === INVALID_ID) return INVALID_ID_RESPONSE;
+    const { method, params } = (request ?? {}) as { method?: unknown; params?: unknown };
     if (method !== 'subscribe' && method !== 'unsubscribe' && method !== 'unsubscribe_all') return this.answer(request);
     try {
       if (method === 'unsubscribe_all') subscriptions.clear();
       else if (method === 'unsubscribe') {
-        if (!subscriptions.delete(queryOf(request.params))) throw CometRpcError.internal('subscription not found');
+        if (!subscriptions.delete(queryOf(params))) throw CometRpcError.internal('subscription not found');
       } else {
-        const query = queryOf(request.params);
+        const query = queryOf(params);
         if (query !== NEW_BLOCK_QUERY)
           throw CometRpcError.internal(
             `this node's subscribe takes only the query ${NEW_BLOCK_QUERY}, got ${JSON.stringify(query)}`,
@@ -145,8 +157,10 @@ export class EventSockets {
       }
       return { jsonrpc: '2.0', id, result: {} };
     } catch (error) {
-      const refusal = error instanceof CometRpcError ? error : CometRpcError.internal((error as Error).message);
-      return { jsonrpc: '2.0', id, error: refusal.toJSON() };
+      return errorResponse(
+        id,
+        error instanceof CometRpcError ? error : CometRpcError.internal((error as Error).message),
+      );
     }
   }
 }

@@ -13,6 +13,7 @@ import type { CallParams, GatewayMethod } from './gateway-method.js';
 import { EventSockets } from './event-sockets.js';
 import { CometRpcError } from './rpc-error.js';
 import { requestTarget } from './request-target.js';
+import { errorResponse, idOf, INVALID_ID, INVALID_ID_RESPONSE } from './json-rpc-envelope.js';
 
 export interface GatewayServerOptions {
   readonly port: number;
@@ -36,8 +37,6 @@ export interface GatewayServerOptions {
   readonly maxOpenConnections: number;
   readonly maxConnectionsPerAddress: number;
 }
-
-type JsonRpcId = string | number | null;
 
 /**
  * Bytes of answers a connection may leave unread before the gateway serves its next request: a
@@ -98,20 +97,6 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 function sendText(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(text);
-}
-
-const INVALID_ID = Symbol('invalid id');
-
-/** A request's id: undefined for a notification, INVALID_ID for one that is not a string, number or null. */
-function idOf(request: unknown): JsonRpcId | undefined | typeof INVALID_ID {
-  if (typeof request !== 'object' || request === null) return null;
-  const { id } = request as { id?: unknown };
-  if (id === undefined) return undefined;
-  return typeof id === 'string' || typeof id === 'number' || id === null ? id : INVALID_ID;
-}
-
-function errorResponse(id: JsonRpcId, error: CometRpcError): object {
-  return { jsonrpc: '2.0', id, error: error.toJSON() };
 }
 
 /**
@@ -265,7 +250,7 @@ export class GatewayServer {
     const { method, params } = request as { method?: unknown; params?: unknown };
     const id = idOf(request);
     if (id === undefined) return undefined;
-    if (id === INVALID_ID) return errorResponse(null, CometRpcError.invalidRequest('id must be a string or a number'));
+    if (id === INVALID_ID) return INVALID_ID_RESPONSE;
     try {
       const result = await this.#call(method, { form: 'json', value: params });
       return { jsonrpc: '2.0', id, result };
