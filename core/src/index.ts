@@ -40,7 +40,7 @@ export { ClientQuota } from './rpc/client-quota.js';
 export {
   MAX_JSON_VALUES,
   MAX_NESTING_DEPTH,
-  MAX_OBJECT_MEMBERS,
+  MAX_DISTINCT_KEYS,
   parseRequestJson,
   RequestJsonBusyError,
 } from './rpc/request-json.js';

@@ -24,8 +24,15 @@ const overrides = (count: number): Record<string, object> =>
  */
 const MEMORY_LOOP = '0x600161' + '05e052' + '610400' + '5b' + '600190' + '03' + '80' + '6009' + '57' + '00';
 
+/** A call of `method` whose one parameter is an object of `count` members of long names, about 5 MiB. */
+const manyMembers = (count: number): string =>
+  call('eth_chainId', [
+    Object.fromEntries(Array.from({ length: count }, (_, index) => [String(index).padStart(100, 'k'), 1])),
+  ]);
+
 export const HOSTILE_REQUESTS: readonly { readonly name: string; readonly body: string }[] = [
   { name: '4.8 MB of 1.2M tiny arrays', body: `[${Array(1_200_000).fill('[1]').join(',')}]` },
+  { name: '5 MB, an object of 49,000 members', body: manyMembers(49_000) },
   {
     name: 'a batch of 1,000 eth_estimateGas',
     body: batchOf(1000, 'eth_estimateGas', (id) => [{ to: ADDRESS, data: `0x${id.toString(16).padStart(4, '0')}` }]),
@@ -34,6 +41,10 @@ export const HOSTILE_REQUESTS: readonly { readonly name: string; readonly body: 
   {
     name: 'eth_call, 2 MB of call data',
     body: call('eth_call', [{ to: ADDRESS, data: `0x${'ff'.repeat(2_000_000)}` }, 'latest']),
+  },
+  {
+    name: 'eth_call, 2.6 MB of call data',
+    body: call('eth_call', [{ to: ADDRESS, data: `0x${'ff'.repeat(2_600_000)}` }, 'latest']),
   },
   { name: 'eth_feeHistory, a count of 1M digits', body: call('eth_feeHistory', ['9'.repeat(1_000_000), 'latest', []]) },
   {

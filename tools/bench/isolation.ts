@@ -7,6 +7,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
 import { blockNumber, post, rpc } from './chain-rpc.js';
 import { startAnvil, startEvmnode, type ChainServer } from './chain-servers.js';
 import { HEAVY_CALLS } from './heavy-precompile-calls.js';
@@ -25,8 +26,24 @@ interface Observation {
   readonly blocks: number;
 }
 
+/**
+ * `eth_blockNumber` as another client than the heavy request's asks it, from another loopback
+ * address: the node shares its thread by client, so the request's own client waits for the
+ * request's turns, and the others only for what holds the thread.
+ */
+async function otherClientsBlockNumber(pool: Pool): Promise<number> {
+  const answer = await pool.request({
+    path: '/',
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}',
+  });
+  return Number(((await answer.body.json()) as { result: string }).result);
+}
+
 /** What `send` answered, and `eth_blockNumber`'s answer times and the blocks made while it ran. */
 async function observe(server: ChainServer, send: (url: string) => Promise<string>): Promise<Observation> {
+  const probe = new Pool(new URL(server.url).origin, { connections: 1, connect: { localAddress: '127.0.0.2' } });
   const first = await blockNumber(server.url);
   const started = performance.now();
   let outcome = '';
@@ -38,11 +55,12 @@ async function observe(server: ChainServer, send: (url: string) => Promise<strin
   let last = first;
   while (outcome === '') {
     const asked = performance.now();
-    last = await blockNumber(server.url);
+    last = await otherClientsBlockNumber(probe);
     latencies.push(performance.now() - asked);
     await sleep(POLL_MS);
   }
   await heavy;
+  await probe.close();
   return { callMs: performance.now() - started, outcome, latencies, blocks: last - first };
 }
 

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { inClientTurn } from './client-turns.js';
 import { limitFault } from './request-json-limits.js';
 
-export { MAX_JSON_VALUES, MAX_NESTING_DEPTH, MAX_OBJECT_MEMBERS } from './request-json-limits.js';
+export { MAX_JSON_VALUES, MAX_NESTING_DEPTH, MAX_DISTINCT_KEYS } from './request-json-limits.js';
 
 /**
  * Bodies up to this many bytes are parsed and checked on the node's thread at once: a few
@@ -48,7 +48,7 @@ function parseChecked(text: string): unknown {
 
 /**
  * A request body's JSON value, as `JSON.parse` gives it; a SyntaxError, as `JSON.parse` throws,
- * when the body is not JSON or exceeds the limits (`MAX_NESTING_DEPTH`, `MAX_JSON_VALUES`, `MAX_OBJECT_MEMBERS`); a
+ * when the body is not JSON or exceeds the limits (`MAX_NESTING_DEPTH`, `MAX_JSON_VALUES`, `MAX_DISTINCT_KEYS`); a
  * {@link RequestJsonBusyError} when a long body finds too many others waiting. Given as bytes, a
  * long body is handed to the checking thread, not copied: the caller must not read them afterwards.
  */
