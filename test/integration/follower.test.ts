@@ -26,7 +26,12 @@ function startFollower(producer: TestNode, home?: string, config: Record<string,
 }
 
 /** What {@link relayOf} answers for the producer: its own answers, or a broken one of some method. */
-type RelayMode = 'forward' | 'status without a height' | 'block without a block' | 'broadcast without a result';
+type RelayMode =
+  | 'forward'
+  | 'status without a height'
+  | 'status with a bare error'
+  | 'block without a block'
+  | 'broadcast without a result';
 
 /**
  * A native gateway in front of the producer's: it forwards calls as `mode()` says, and sends every
@@ -49,9 +54,11 @@ async function relayOf(producer: TestNode, mode: () => RelayMode): Promise<{ url
                 ? { code: 0 }
                 : undefined;
         const answer =
-          broken === undefined
-            ? await (await fetch(producer.nativeUrl, { method: 'POST', body })).text()
-            : JSON.stringify({ jsonrpc: '2.0', id, result: broken });
+          mode() === 'status with a bare error' && method === 'status'
+            ? JSON.stringify({ jsonrpc: '2.0', id, error: 'producer busy' })
+            : broken === undefined
+              ? await (await fetch(producer.nativeUrl, { method: 'POST', body })).text()
+              : JSON.stringify({ jsonrpc: '2.0', id, result: broken });
         response.setHeader('content-type', 'application/json');
         response.end(answer);
       })();
@@ -415,6 +422,13 @@ describe('follower nodes', function () {
         status: 'ok',
         upstreamReachable: true,
       });
+
+      // An error that is not CometBFT's object is quoted as it came.
+      mode = 'status with a bare error';
+      await untilWarned(3);
+      expect(warnings()[2]).to.equal(`status at ${relay.url}: "producer busy"`);
+      mode = 'forward';
+      await untilCaughtUp(follower, producer);
 
       mode = 'broadcast without a result';
       const broadcast = { jsonrpc: '2.0', id: 1, method: 'broadcast_tx_sync', params: { tx: 'AQID' } };

@@ -66,6 +66,19 @@ function isBroadcastResult(result: Partial<BroadcastResult> | null): result is B
 /** No call to the producer may hang the follower. */
 const REQUEST_TIMEOUT_MS = 10_000;
 
+/**
+ * What a JSON-RPC error says: CometBFT puts the detail in `data` and a fixed text in `message`;
+ * an error of another shape is quoted as it came, shortened.
+ */
+function errorText(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const { data, message } = error as { data?: unknown; message?: unknown };
+    if (typeof data === 'string') return data;
+    if (typeof message === 'string') return message;
+  }
+  return (JSON.stringify(error) ?? String(error)).slice(0, 200);
+}
+
 /** The producer's native gateway, as a follower uses it: its head, its blocks one by one, and broadcasts. */
 export class UpstreamGateway {
   #nextId = 1;
@@ -138,11 +151,10 @@ export class UpstreamGateway {
       body: JSON.stringify({ jsonrpc: '2.0', id: this.#nextId++, method, params }),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
-    const answer = (await response.json()) as { result?: T; error?: { message: string; data?: string } } | null;
+    const answer = (await response.json()) as { result?: T; error?: unknown } | null;
     if (answer === null || typeof answer !== 'object')
       throw new Error(`${method} at ${this.url}: not a JSON-RPC answer`);
-    if (answer.error !== undefined)
-      throw new Error(`${method} at ${this.url}: ${answer.error.data ?? answer.error.message}`);
+    if (answer.error !== undefined) throw new Error(`${method} at ${this.url}: ${errorText(answer.error)}`);
     return answer.result as T;
   }
 }
