@@ -48,9 +48,10 @@ function parseChecked(text: string): unknown {
 
 /**
  * A request body's JSON value, as `JSON.parse` gives it; a SyntaxError, as `JSON.parse` throws,
- * when the body is not JSON or exceeds the limits (`MAX_NESTING_DEPTH`, `MAX_JSON_VALUES`, `MAX_DISTINCT_KEYS`); a
- * {@link RequestJsonBusyError} when a long body finds too many others waiting. Given as bytes, a
- * long body is handed to the checking thread, not copied: the caller must not read them afterwards.
+ * when the body is not JSON or exceeds the limits (`MAX_NESTING_DEPTH`, `MAX_JSON_VALUES`,
+ * `MAX_DISTINCT_KEYS`); a {@link RequestJsonBusyError} when a long body finds too many others
+ * waiting. Given as bytes, a long body is handed to the checking thread, not copied: the caller
+ * must not read them afterwards.
  */
 export async function parseRequestJson(body: string | Buffer): Promise<unknown> {
   if (body.length <= CHECKED_HERE_BYTES) return parseChecked(typeof body === 'string' ? body : body.toString('utf8'));

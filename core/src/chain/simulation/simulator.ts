@@ -55,13 +55,12 @@ const SIMULATION_VMS = 2;
  * As many as `max_concurrent_trace_calls` allows by default, so that traces do not wait for each other either.
  */
 const TRACE_VMS = 10;
-/** How a run below the intrinsic gas fails (geth's `core.ErrIntrinsicGas`); the estimate retries it with more gas. */
 /**
  * Call data from which a run starts in a turn of the event loop of its own: building the
  * transaction and counting its gas take about 4 ms a megabyte, on top of decoding it from hex.
  */
 const LONG_INPUT_BYTES = 256 * 1024;
-
+/** How a run below the intrinsic gas fails (geth's `core.ErrIntrinsicGas`); the estimate retries it with more gas. */
 const INTRINSIC_GAS_TOO_LOW = 'intrinsic gas too low';
 /** How a run below the EIP-7623 calldata floor fails (geth's `core.ErrFloorDataGas`); retried likewise. */
 const FLOOR_DATA_GAS_TOO_LOW = 'insufficient gas for floor data gas cost';
