@@ -1,4 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js';
+import { BinaryReader, WireType } from 'cosmjs-types/binary';
 import { MsgSend } from 'cosmjs-types/cosmos/bank/v1beta1/tx';
 import { PubKey } from 'cosmjs-types/cosmos/crypto/secp256k1/keys';
 import { SignMode } from 'cosmjs-types/cosmos/tx/signing/v1beta1/signing';
@@ -78,9 +79,55 @@ function addressField(field: string, text: string): NamedAddress {
   }
 }
 
+/** TxRaw's fields: body bytes (1), auth info bytes (2), signatures (3, repeated). */
+const TX_RAW_FIELDS = 3;
+
+/** How many bytes the shortest varint of `value` takes. */
+function varintLength(value: number): number {
+  let length = 1;
+  for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 0x80)) length++;
+  return length;
+}
+
+/**
+ * Refuses TxRaw bytes that decode as the SDK's decoder does: fields out of ADR-027's order or with
+ * a longer length prefix than needed (`rejectNonADR027TxRaw`), then a field TxRaw does not have.
+ * TxRaw is not signed: other bytes for the same transaction would let anyone who sees it send it
+ * again under another hash.
+ */
+function checkTxRawForm(raw: Uint8Array): void {
+  const reader = new BinaryReader(raw);
+  let previous = 0;
+  let unknown: number | undefined;
+  try {
+    while (reader.pos < reader.len) {
+      const [field, wireType] = reader.tag();
+      if (wireType !== WireType.Bytes) throw new Error(`expected ${WireType.Bytes} wire type, got ${wireType}`);
+      if (field < previous) throw new Error(`txRaw must follow ADR-027, got tagNum ${field} after tagNum ${previous}`);
+      previous = field;
+      const start = reader.pos;
+      const length = reader.uint32();
+      const shortest = varintLength(length);
+      if (reader.pos - start !== shortest) {
+        throw new Error(
+          `length prefix varint for tagNum ${field} is not as short as possible, read ${reader.pos - start}, only need ${shortest}`,
+        );
+      }
+      reader.skip(length);
+      if (field > TX_RAW_FIELDS) unknown ??= field;
+    }
+  } catch (error) {
+    throw NativeError.sdk(SdkError.TxDecode, (error as Error).message);
+  }
+  if (unknown !== undefined) {
+    throw NativeError.sdk(SdkError.TxDecode, `errUnknownField "*tx.TxRaw": {TagNum: ${unknown}, WireType:"bytes"}`);
+  }
+}
+
 /** Reads the bytes of a native transaction and checks its form; throws {@link NativeError} with the SDK's code. */
 export function decodeNativeTransaction(raw: Uint8Array): NativeTransaction {
   const txRaw = decodeProto('TxRaw', () => TxRaw.decode(raw));
+  checkTxRawForm(raw);
   const body = decodeProto('TxBody', () => TxBody.decode(txRaw.bodyBytes));
   const authInfo = decodeProto('AuthInfo', () => AuthInfo.decode(txRaw.authInfoBytes));
   if (body.messages.length === 0) throw NativeError.sdk(SdkError.InvalidRequest, 'must contain at least one message');
@@ -95,7 +142,10 @@ export function decodeNativeTransaction(raw: Uint8Array): NativeTransaction {
       `wrong number of signers; expected 1, got ${authInfo.signerInfos.length}`,
     );
   }
-  if (txRaw.signatures.length !== 1) throw NativeError.sdk(SdkError.NoSignatures);
+  if (txRaw.signatures.length === 0) throw NativeError.sdk(SdkError.NoSignatures);
+  if (txRaw.signatures.length > 1) {
+    throw NativeError.sdk(SdkError.Unauthorized, `wrong number of signers; expected 1, got ${txRaw.signatures.length}`);
+  }
   if (signerInfo.modeInfo?.single?.mode !== SignMode.SIGN_MODE_DIRECT) {
     throw NativeError.sdk(SdkError.Unauthorized, 'only SIGN_MODE_DIRECT single signatures are supported');
   }
