@@ -502,6 +502,22 @@ describe('eth_subscribe and eth_unsubscribe over WebSocket', function () {
       }
     });
 
+    it('subscribes nothing for an eth_subscribe sent as a notification, as geth', async () => {
+      const client = await WsClient.connect(node.wsUrl);
+      try {
+        // Its id would be the answer, which a notification never gets: the client could not end it.
+        for (const params of [['newHeads'], ['logs', {}]]) {
+          client.socket.send(JSON.stringify({ jsonrpc: '2.0', method: 'eth_subscribe', params }));
+        }
+        const heads = await subscribe(client, ['newHeads']);
+        const height = Number((await rpc(node.url, 'eth_blockNumber')).result) + 3;
+        await untilHead(client, heads, height);
+        expect(client.notifications.filter((each) => each.params?.subscription !== heads)).to.deep.equal([]);
+      } finally {
+        client.close();
+      }
+    });
+
     it('refuses eth_subscribe over HTTP: notifications not supported', async () => {
       for (const params of [['newHeads'], ['logs', { address: emitterA }]]) {
         expect(await rpc(node.url, 'eth_subscribe', params, 7)).to.deep.equal({

@@ -34,6 +34,7 @@ interface PendingCall {
 }
 
 const INVALID_REQUEST = errorText('null', new InvalidRequestError().toJSON());
+const SUBSCRIBE_SUFFIX = '_subscribe';
 const EMPTY_BATCH = errorText('null', new InvalidRequestError('empty batch').toJSON());
 const VERSION_NOT_SUPPORTED = new VersionNotSupportedError('version not supported: jsonrpc must be "2.0"').toJSON();
 const INVALID_REQUEST_ERROR = new InvalidRequestError().toJSON();
@@ -199,6 +200,8 @@ export class Dispatcher {
     if (message.jsonrpc !== '2.0') return errorText(idText, VERSION_NOT_SUPPORTED);
     const method = message.method;
     if (typeof method !== 'string' || method.length === 0) return errorText(idText, INVALID_REQUEST_ERROR);
+    // A subscription's id is its answer: as in geth, only a call with an id subscribes.
+    if (isNotification && method.endsWith(SUBSCRIBE_SUFFIX)) return undefined;
 
     const started = this.hooks.hasAfter ? performance.now() : 0;
     let result: unknown;
