@@ -226,7 +226,10 @@ describe('native gateway', function () {
     const batch = [
       { jsonrpc: '2.0', id: 'a', method: 'tx', params: ['CD'.repeat(32)] },
       { jsonrpc: '2.0', method: 'status' },
+      // A null id is none, as CometBFT's decoder reads it: a notification too.
+      { jsonrpc: '2.0', id: null, method: 'health' },
       { jsonrpc: '2.0', id: 2, method: 'nope' },
+      [{ jsonrpc: '2.0', id: 3, method: 'status' }],
     ];
     const { status, text } = await post(node.nativeUrl, JSON.stringify(batch));
     expect(status).to.equal(200);
@@ -237,6 +240,11 @@ describe('native gateway', function () {
         error: { code: -32603, message: 'Internal error', data: `tx (${'CD'.repeat(32)}) not found` },
       },
       { jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'Method not found' } },
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Invalid Request', data: 'a request must be a JSON object' },
+      },
     ]);
     const tooLarge = await post(
       node.nativeUrl,
@@ -447,6 +455,40 @@ describe('native gateway', function () {
         // The detail is the decoder's own; the Cosmos SDK's wording of Go's protobuf errors is not reproduced.
         log: () => /^[^:]+(: [^:]+)*: tx parse error$/,
       },
+      // TxRaw is not signed: bytes other than the canonical ones would be the same transaction under another hash.
+      {
+        name: 'a signed transaction with a field TxRaw does not have',
+        tx: async () => Uint8Array.from([...(await sign([send('usei', '10')])), 0x22, 0x00]),
+        code: 2,
+        log: () => 'errUnknownField "*tx.TxRaw": {TagNum: 4, WireType:"bytes"}: tx parse error',
+      },
+      {
+        name: 'a signed transaction twice over, its fields out of order',
+        tx: async () => {
+          const bytes = await sign([send('usei', '10')]);
+          return Uint8Array.from([...bytes, ...bytes]);
+        },
+        code: 2,
+        log: () => 'txRaw must follow ADR-027, got tagNum 1 after tagNum 3: tx parse error',
+      },
+      {
+        name: 'a signed transaction whose body length takes more bytes than it needs',
+        tx: async () => {
+          const { bodyBytes, authInfoBytes, signatures } = TxRaw.decode(await sign([send('usei', '10')]));
+          // Field 1's length as a varint with one more byte than the shortest.
+          const length = [(bodyBytes.length & 0x7f) | 0x80, ((bodyBytes.length >> 7) & 0x7f) | 0x80, 0x00];
+          const rest = TxRaw.encode({ bodyBytes: new Uint8Array(), authInfoBytes, signatures }).finish();
+          return Uint8Array.from([0x0a, ...length, ...bodyBytes, ...rest]);
+        },
+        code: 2,
+        log: () => 'length prefix varint for tagNum 1 is not as short as possible, read 3, only need 2: tx parse error',
+      },
+      {
+        name: 'a second signature for its one signer',
+        tx: async () => Uint8Array.from([...(await sign([send('usei', '10')])), 0x1a, 0x00]),
+        code: 4,
+        log: () => 'wrong number of signers; expected 1, got 2: unauthorized',
+      },
       {
         name: 'a bad denomination',
         tx: () => sign([send('BAD!', '10')]),
@@ -632,8 +674,8 @@ describe('native gateway: block', function () {
         method: 'subscribe',
         params: ["tm.event='NewBlock'"],
       });
-    // Neither a notification nor a request with an object for its id subscribes.
-    expect(await answerTo(subscribe(undefined), subscribe({ a: 1 }))).to.deep.equal({
+    // Neither a notification (no id, or a null one) nor a request with an object for its id subscribes.
+    expect(await answerTo(subscribe(undefined), subscribe(null), subscribe({ a: 1 }))).to.deep.equal({
       jsonrpc: '2.0',
       id: null,
       error: { code: -32600, message: 'Invalid Request', data: 'id must be a string or a number' },

@@ -13,7 +13,7 @@ import type { CallParams, GatewayMethod } from './gateway-method.js';
 import { EventSockets } from './event-sockets.js';
 import { CometRpcError } from './rpc-error.js';
 import { requestTarget } from './request-target.js';
-import { errorResponse, idOf, INVALID_ID, INVALID_ID_RESPONSE } from './json-rpc-envelope.js';
+import { errorResponse, idOf, INVALID_ID, INVALID_ID_RESPONSE, isRequestObject } from './json-rpc-envelope.js';
 
 export interface GatewayServerOptions {
   readonly port: number;
@@ -244,7 +244,7 @@ export class GatewayServer {
 
   /** The response to one JSON-RPC request, or undefined for a notification. */
   async #answer(request: unknown): Promise<object | undefined> {
-    if (typeof request !== 'object' || request === null) {
+    if (!isRequestObject(request)) {
       return errorResponse(null, CometRpcError.invalidRequest('a request must be a JSON object'));
     }
     const { method, params } = request as { method?: unknown; params?: unknown };
