@@ -112,6 +112,8 @@ export class TxPool {
   readonly #bySender = new Map<PrefixedHexString, SenderTxs>();
   readonly #byHash = new Map<PrefixedHexString, PooledTransaction>();
   readonly #decodeOptions: TxOptions;
+  /** EIP-3860's limit on a deployment's init code. */
+  readonly #initCodeLimit: bigint;
   readonly #evictionOrder = new EvictionOrder(
     (sender) => this.#bySender.get(sender)!.last(),
     () => this.#bySender.keys(),
@@ -135,6 +137,7 @@ export class TxPool {
   ) {
     // Init code past EIP-3860's limit is decoded, to be refused in geth's words (`#checkStateless`).
     this.#decodeOptions = { ...fastTxOptions(chain.common), allowUnlimitedInitCodeSize: true };
+    this.#initCodeLimit = this.#decodeOptions.common!.param('maxInitCodeSize');
   }
 
   /** A pooled transaction by hash. */
@@ -343,9 +346,8 @@ export class TxPool {
 
   /** Checks that need no state; returns the recovered sender. */
   #checkStateless(tx: TypedTransaction): PrefixedHexString {
-    const initCodeLimit = this.#decodeOptions.common!.param('maxInitCodeSize');
-    if (tx.to === undefined && BigInt(tx.data.length) > initCodeLimit) {
-      throw Rejections.initCodeTooLarge(tx.data.length, initCodeLimit);
+    if (tx.to === undefined && BigInt(tx.data.length) > this.#initCodeLimit) {
+      throw Rejections.initCodeTooLarge(tx.data.length, this.#initCodeLimit);
     }
     if (tx.type === 0 && !tx.supports(Capability.EIP155ReplayProtection)) throw Rejections.unprotected();
     let sender: PrefixedHexString;
