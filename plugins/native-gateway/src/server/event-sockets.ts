@@ -1,7 +1,14 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { ClientQuota, clientOf, parseRequestJson, type HeldAnswers, type UnfinishedRequests } from '@evmnode/core';
+import {
+  ClientQuota,
+  clientOf,
+  jsonKind,
+  parseRequestJson,
+  type HeldAnswers,
+  type UnfinishedRequests,
+} from '@evmnode/core';
 import { CometRpcError } from './rpc-error.js';
 import { requestTarget } from './request-target.js';
 import { errorResponse, idOf, INVALID_ID, INVALID_ID_RESPONSE, type JsonRpcId } from './json-rpc-envelope.js';
@@ -21,12 +28,6 @@ function queryOf(params: unknown): string {
   const query: unknown = Array.isArray(params) ? params[0] : (params as { query?: unknown } | undefined)?.query;
   if (typeof query !== 'string') throw CometRpcError.invalidParams('expected a query string');
   return query.trim();
-}
-
-/** How Go's `encoding/json` names a JSON value that is no object, in its unmarshalling error. */
-function goJsonKind(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  return typeof value === 'boolean' ? 'bool' : typeof value;
 }
 
 /**
@@ -134,7 +135,7 @@ export class EventSockets {
       return errorResponse(null, CometRpcError.unreadable(error));
     }
     if (typeof request !== 'object' || Array.isArray(request)) {
-      const detail = `json: cannot unmarshal ${goJsonKind(request)} into Go value of type types.RPCRequest`;
+      const detail = `json: cannot unmarshal ${jsonKind(request)} into Go value of type types.RPCRequest`;
       return errorResponse(null, CometRpcError.parseError(`error unmarshaling request: ${detail}`));
     }
     const id = idOf(request);
