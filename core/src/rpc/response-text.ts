@@ -19,11 +19,15 @@ export function bodyLength(body: ResponseBody): number {
 /** A WebSocket message in pieces is sent in fragments of about this size. */
 const WS_FRAGMENT_BYTES = 1024 * 1024;
 
+/** A piece of at least this size is a fragment of its own, not copied into a joined one. */
+const WS_OWN_FRAGMENT_BYTES = 64 * 1024;
+
 /**
- * `body` as the fragments of one WebSocket message, its pieces joined up to about 1 MiB each:
- * writing each piece as a frame of its own took longer than joining a 25 MB batch of blocks (some
- * 10 ms), and joining a log query's answer of up to `max_held_answer_bytes` (256 MiB) in one piece
- * held the node's thread for 0.8 s.
+ * `body` as the fragments of one WebSocket message: a large piece as it is, smaller ones joined up
+ * to about 1 MiB. Writing each small piece as a frame of its own took longer than joining a 25 MB
+ * batch of blocks (some 10 ms); joining a log query's answer of up to `max_held_answer_bytes`
+ * (256 MiB) in one piece held the node's thread for 0.8 s; and joining the megabyte pieces of a
+ * batch of log queries copied all of it (35 ms for 10 MB).
  */
 export function wsFragments(body: ResponseBody): (string | Buffer)[] {
   if (typeof body === 'string' || Buffer.isBuffer(body)) return [body];
@@ -33,19 +37,27 @@ export function wsFragments(body: ResponseBody): (string | Buffer)[] {
   const endRun = () => {
     // A piece alone is sent as it is, not copied.
     const [only] = run;
-    fragments.push(
-      run.length === 1 ? Buffer.from(only!.buffer, only!.byteOffset, only!.length) : Buffer.concat(run, runBytes),
-    );
+    fragments.push(run.length === 1 ? bufferOf(only!) : Buffer.concat(run, runBytes));
     run = [];
     runBytes = 0;
   };
   for (const piece of body) {
+    if (piece.length >= WS_OWN_FRAGMENT_BYTES) {
+      if (run.length > 0) endRun();
+      fragments.push(bufferOf(piece));
+      continue;
+    }
     run.push(piece);
     runBytes += piece.length;
     if (runBytes >= WS_FRAGMENT_BYTES) endRun();
   }
   if (run.length > 0 || fragments.length === 0) endRun();
   return fragments;
+}
+
+/** `bytes` as a Buffer over the same memory. */
+function bufferOf(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 }
 
 const RESULT_END = Buffer.from('}');
