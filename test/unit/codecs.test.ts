@@ -229,6 +229,12 @@ describe('data codec', () => {
     expect(Array.from(data.decode('0x00FF'))).to.deep.equal([0x00, 0xff]);
   });
 
+  it('decodes data of megabytes, in pieces, to every byte in order', () => {
+    const bytes = Buffer.from(Array.from({ length: 100_003 }, (_, index) => (index * 7) % 256));
+    const decoded = data.decode('0x' + bytes.toString('hex').toUpperCase());
+    expect(Buffer.from(decoded).equals(bytes)).to.equal(true);
+  });
+
   it('rejects digits without the 0x prefix', () => {
     expect(codecErrorOf(() => data.decode('abcd')).message).to.equal(
       'json: cannot unmarshal hex string without 0x prefix into Go value of type hexutil.Bytes',

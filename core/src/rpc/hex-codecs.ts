@@ -74,10 +74,27 @@ function checkSyntax(digits: string, goType: string): string {
   return digits;
 }
 
+/**
+ * Hex digits decoded at a time. Node decodes a string's hex through a UTF-16 copy of the whole
+ * string: for the 5.2 million digits of a 2.6 MB call, 40 ms of the node's thread in fresh memory,
+ * against 10 ms in pieces of this size, whose copies reuse the same memory.
+ */
+const HEX_PIECE_DIGITS = 64 * 1024;
+
+/** The bytes of even-length, checked hex `digits`. */
+function bytesOfHex(digits: string): Buffer {
+  if (digits.length <= HEX_PIECE_DIGITS) return Buffer.from(digits, 'hex');
+  const bytes = Buffer.allocUnsafe(digits.length / 2);
+  for (let start = 0; start < digits.length; start += HEX_PIECE_DIGITS) {
+    bytes.write(digits.substring(start, start + HEX_PIECE_DIGITS), start / 2, 'hex');
+  }
+  return bytes;
+}
+
 /** DATA of any length (geth's `hexutil.Bytes`), as bytes. An empty string is empty data, as in geth. */
 export const data = codec('hexutil.Bytes', (value): Uint8Array => {
   if (typeof value !== 'string') throw new CodecError('non-string', 'hexutil.Bytes');
-  return Buffer.from(checkSyntax(hexBytesDigits(value, 'hexutil.Bytes'), 'hexutil.Bytes'), 'hex');
+  return bytesOfHex(checkSyntax(hexBytesDigits(value, 'hexutil.Bytes'), 'hexutil.Bytes'));
 });
 
 function fixedHexCodec(goType: string, byteLength: number): RequiredCodec<`0x${string}`> {
