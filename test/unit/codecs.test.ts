@@ -563,6 +563,16 @@ describe('objectOf codec', () => {
     expect(Object.keys(decoded)).to.deep.equal(['from']);
   });
 
+  it('finds a field named in another case, as Go does, and prefers its exact name', () => {
+    expect(transactionArgs.decode({ FROM: ADDRESS, To: OTHER_ADDRESS, value: '0x1' })).to.deep.equal({
+      to: OTHER_ADDRESS,
+      value: 1n,
+      from: ADDRESS,
+    });
+    expect(transactionArgs.decode({ From: OTHER_ADDRESS, from: ADDRESS })).to.deep.equal({ from: ADDRESS });
+    expect(transactionArgs.decode({ from: ADDRESS, VALUE: '0x2', gas: '0x1' })).to.deep.equal({ from: ADDRESS, value: 2n });
+  });
+
   it('leaves null optional fields out', () => {
     const decoded = transactionArgs.decode({ from: ADDRESS, to: null, value: null });
     expect(Object.keys(decoded)).to.deep.equal(['from']);

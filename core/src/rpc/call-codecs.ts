@@ -109,9 +109,8 @@ function mapOf<K, V>(goType: string, key: (text: string) => K, value: (item: unk
       throw new CodecError(jsonKind(input), goType);
     }
     const decoded = new Map<K, V>();
-    for (const [name, item] of Object.entries(input as Record<string, unknown>)) {
-      decoded.set(key(name), value(item));
-    }
+    const members = input as Record<string, unknown>;
+    for (const name of Object.keys(members)) decoded.set(key(name), value(members[name]));
     return decoded;
   });
 }

@@ -64,13 +64,17 @@ export function objectOf<F extends FieldCodecs>(structName: string, fields: F): 
     }
     const input = value as Record<string, unknown>;
     const output: Record<string, unknown> = {};
-    let folded: Map<string, string> | undefined;
+    let exactKeys = 0;
+    for (const [name] of entries) if (name in input) exactKeys++;
+    // Keys that are not a field's exact name may name one in another case; when there are none
+    // (the usual object), no fold is made: 16,000 state overrides made 16,000 of them.
+    const folded = exactKeys < Object.keys(input).length ? foldedKeys(input) : undefined;
     for (const [name, lowerName, field] of entries) {
       // By its exact name, else by a case-insensitive match, as Go's decoder finds struct fields.
       let raw: unknown;
       if (name in input) raw = input[name];
       else {
-        const key = (folded ??= foldedKeys(input)).get(lowerName);
+        const key = folded?.get(lowerName);
         raw = key === undefined ? undefined : input[key];
       }
       if ((raw === undefined || raw === null) && !field.isOptional) {
