@@ -570,7 +570,10 @@ describe('objectOf codec', () => {
       from: ADDRESS,
     });
     expect(transactionArgs.decode({ From: OTHER_ADDRESS, from: ADDRESS })).to.deep.equal({ from: ADDRESS });
-    expect(transactionArgs.decode({ from: ADDRESS, VALUE: '0x2', gas: '0x1' })).to.deep.equal({ from: ADDRESS, value: 2n });
+    expect(transactionArgs.decode({ from: ADDRESS, VALUE: '0x2', gas: '0x1' })).to.deep.equal({
+      from: ADDRESS,
+      value: 2n,
+    });
   });
 
   it('leaves null optional fields out', () => {
