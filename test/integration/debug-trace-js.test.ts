@@ -1,10 +1,11 @@
+import { readdirSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { getCreate2Address, getCreateAddress, hexlify, Interface, keccak256, zeroPadValue } from 'ethers';
 import { pointerAddressOf } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { mineOnBoth, startAnvil, type AnvilPeer } from '../support/anvil-peer.js';
-import { devWallet, lower, sign, submit, waitForReceipt, type TxFields } from '../support/chain-kit.js';
+import { devWallet, lower, sign, submit, submitTogether, waitForReceipt, type TxFields } from '../support/chain-kit.js';
 import { nativeSigner, registerPointer } from '../support/native-kit.js';
 import { rpc } from '../support/rpc-client.js';
 import { compileContract } from '../support/solidity.js';
@@ -169,6 +170,67 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
     expect(answer.result).to.deep.equal([
       { txHash: hashes.erc20, result: await traced(node.url, hashes.erc20!, OPCODE_COUNTER) },
     ]);
+  });
+
+  it("runs a block's JS traces one sandbox thread after another, not a thread held per transaction", async () => {
+    const payer = devWallet(8);
+    const raws = await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        sign(payer, { type: 0, to: recipient, value: 1n, gasLimit: 21_000n, nonce: index }),
+      ),
+    );
+    const sent = await submitTogether(node.url, raws);
+    const { blockNumber } = await waitForReceipt(node.url, sent.at(-1)!);
+    // The node runs in this process: its sandbox threads are this process's.
+    const threads = () => readdirSync('/proc/self/task').length;
+    const before = threads();
+    let most = before;
+    const sampler = setInterval(() => (most = Math.max(most, threads())), 5);
+    try {
+      const answer = await rpc(node.url, 'debug_traceBlockByNumber', [blockNumber, { tracer: OPCODE_COUNTER }]);
+      expect(answer.result.map((entry: { txHash: string }) => entry.txHash)).to.deep.equal(sent);
+      expect(answer.result[11].result).to.deep.equal({});
+    } finally {
+      clearInterval(sampler);
+    }
+    // Two threads take turns (one still closing when the next transaction opens); one per transaction would be twelve.
+    expect(most - before).to.be.at.most(2);
+  });
+
+  it("keeps the node's answer its own whatever the script replaces, and the host functions out of its reach", async () => {
+    const TAMPERING = `{
+      setup() {
+        JSON.stringify = () => '{"broken":';
+        JSON.parse = () => ({});
+        Object.defineProperty(globalThis, '__hooks', { get() { return {}; } });
+      },
+      step() {}, fault() {},
+      result(ctx) { return { host: typeof host, hostGlobal: typeof __host, type: ctx.type }; }
+    }`;
+    const body = JSON.stringify([
+      { jsonrpc: '2.0', id: 1, method: 'debug_traceTransaction', params: [hashes.erc20, { tracer: TAMPERING }] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_chainId', params: [] },
+    ]);
+    const response = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(JSON.parse(await response.text())).to.deep.equal([
+      { jsonrpc: '2.0', id: 1, result: { host: 'undefined', hostGlobal: 'undefined', type: 'CALL' } },
+      { jsonrpc: '2.0', id: 2, result: '0xae3f2' },
+    ]);
+  });
+
+  it("passes the node a script's error of megabytes cut at 4,096 characters, and host-call arguments of 1 KiB at most", async () => {
+    const thrower = '{ step() {}, fault() {}, result() { throw new Error("x".repeat(5e6)); } }';
+    expect((await rpc(node.url, 'debug_traceTransaction', [hashes.erc20, { tracer: thrower }])).error).to.deep.equal({
+      code: -32000,
+      message: `Error: ${'x'.repeat(4089)}...    in server-side tracer function 'result'`,
+    });
+    // The prelude's helpers slice with the script's own prototypes: a tampered one makes an address of a megabyte.
+    const tamperer = `{
+      setup() { Uint8Array.prototype.slice = function () { return new Uint8Array(1e6); }; },
+      step() {}, fault() {},
+      result(ctx, db) { try { db.getBalance(ctx.to); return 'asked'; } catch (error) { return String(error); } }
+    }`;
+    expect(await traced(node.url, hashes.erc20!, tamperer)).to.equal('RangeError: getBalance: arguments too long');
   });
 
   it('gives a result of megabytes, and text beyond ASCII, exactly as the script built them', async () => {

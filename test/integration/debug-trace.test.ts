@@ -92,10 +92,24 @@ describe('debug-trace: methods, errors and limits', () => {
       code: -32000,
       message: 'tracer not found: noSuchTracer',
     });
-    expect(await error('debug_traceTransaction', [block.hashes[0], { ...NOOP, timeout: 'soon' }])).to.deep.equal({
+    // Timeouts are Go durations, with Go's errors.
+    const timeoutError = (timeout: string) => error('debug_traceTransaction', [block.hashes[0], { ...NOOP, timeout }]);
+    expect(await timeoutError('soon')).to.deep.equal({ code: -32000, message: 'time: invalid duration "soon"' });
+    expect(await timeoutError('')).to.deep.equal({ code: -32000, message: 'time: invalid duration ""' });
+    expect(await timeoutError('100')).to.deep.equal({
       code: -32000,
-      message: 'time: invalid duration "soon"',
+      message: 'time: missing unit in duration "100"',
     });
+    expect(await timeoutError('5sec')).to.deep.equal({
+      code: -32000,
+      message: 'time: unknown unit "sec" in duration "5sec"',
+    });
+    expect(await timeoutError('-1s')).to.deep.equal({
+      code: -32000,
+      message: 'execution timeout: the trace took longer than -1s',
+    });
+    for (const timeout of ['1m30s', '2h45m', '1.5s', '.5s', '0.001h'])
+      expect(await timeoutError(timeout)).to.equal(undefined);
     expect(await error('debug_traceTransaction', [block.hashes[0], { tracer: 5 }])).to.deep.equal({
       code: -32602,
       message:

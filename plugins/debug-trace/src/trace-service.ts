@@ -14,8 +14,8 @@ import {
   type PluginContext,
   type Replayer,
 } from '@evmnode/core';
-import parseDuration from 'ms';
 import { jsonOf } from './block-trace-json.js';
+import { parseGoDuration } from './go-duration.js';
 import { consensusTraceOf, receiptTraceOf, StateAccessTracer, type StateAccessReport } from './state-access.js';
 import { bakedTracerOf, type CachedTraces } from './trace-cache/cached-traces.js';
 import type { TraceConfig, TraceCallConfig } from './trace-config.js';
@@ -230,7 +230,8 @@ export class TraceService {
       throw new InvalidInputError('JavaScript tracers are disabled on this node (trace_allow_js_tracers = false)');
     }
     const timeout = config.timeout ?? DEFAULT_TIMEOUT;
-    const timeoutMs = Math.min(this.#timeoutMs(timeout), this.limits.timeoutMs);
+    // A timeout of zero or less ends the trace at once, as geth's context deadline does.
+    const timeoutMs = Math.min(parseGoDuration(timeout), this.limits.timeoutMs);
     return this.#limiter.run('trace', request.clientId, () => {
       // One signal for the deadline and the request's end (cheaper than AbortSignal.any's weak references).
       const stop = new AbortController();
@@ -254,14 +255,6 @@ export class TraceService {
           tracers.dispose();
         });
     });
-  }
-
-  #timeoutMs(timeout: string): number {
-    const parsed = parseDuration(timeout as parseDuration.StringValue) as number | undefined;
-    if (parsed === undefined || !Number.isFinite(parsed) || parsed <= 0) {
-      throw new InvalidInputError(`time: invalid duration "${timeout}"`);
-    }
-    return parsed;
   }
 
   /** Refuses a block further below the head than `max_trace_lookback_blocks`. */
@@ -297,6 +290,9 @@ class TracersMade {
    * take room for their bytes.
    */
   attach(tracer: TransactionTracer, asJson = false): EvmTracer {
+    // A block's earlier transaction is done with (its result made JSON, or its error taken): a JS
+    // tracer's sandbox thread goes back for the next, rather than one thread held per transaction.
+    if (asJson) this.#all.at(-1)?.dispose?.();
     const at = this.#all.push(tracer) - 1;
     const { hooks } = tracer;
     return {

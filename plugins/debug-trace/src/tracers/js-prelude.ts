@@ -1,12 +1,16 @@
 /**
- * The code a JS tracer's context runs first: geth's helper objects and globals over the host
- * functions in `__host` (which read the current step, frame or result lazily), and `__hooks`, the
- * calls the host makes into the tracer object. Bytes are Uint8Arrays, words BigInts (hex from the host).
+ * The code a JS tracer's context runs first: a function of the host functions (which read the
+ * current step, frame or result lazily) that defines geth's helper objects and globals, evaluates
+ * the tracer and returns its hooks, the calls the host makes into it. The host functions, the
+ * hooks and the `JSON` functions taken before the tracer's code runs stay in this closure, out of
+ * the script's reach: a script that replaces `JSON.stringify` or defines `globalThis` properties
+ * changes only what it sees, never the bytes the node answers with or what it asks the node.
+ * Bytes are Uint8Arrays, words BigInts (hex from the host).
  */
 export const JS_TRACER_PRELUDE = String.raw`
+(function (host) {
 'use strict';
-const host = globalThis.__host;
-delete globalThis.__host;
+const { stringify, parse } = JSON;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 function toHex(bytes) {
   if (typeof bytes === 'string') return bytes.startsWith('0x') ? bytes : '0x' + bytes;
@@ -91,13 +95,13 @@ const frameResult = {
 };
 const BYTE_FIELDS = ['from', 'to', 'input', 'output', 'coinbase', 'blockHash', 'txHash'];
 function context() {
-  const ctx = JSON.parse(host.context());
+  const ctx = parse(host.context());
   for (const field of BYTE_FIELDS) if (ctx[field] !== undefined) ctx[field] = fromHex(ctx[field]);
   ctx.value = BigInt(ctx.value);
   return ctx;
 }
 function synthetic() {
-  const transfer = JSON.parse(host.syntheticOp());
+  const transfer = parse(host.syntheticOp());
   return { type: 'transfer', from: fromHex(transfer.from), to: fromHex(transfer.to), amount: BigInt(transfer.amount), denom: transfer.denom };
 }
 const printable = (_key, value) => (typeof value === 'bigint' ? Number(value) : value);
@@ -108,14 +112,15 @@ for (const name of ['step', 'fault', 'result']) {
   if (typeof tracer[name] !== 'function') throw new TypeError('trace object must expose a function ' + name + '()');
 }
 const optional = (name) => typeof tracer[name] === 'function';
-globalThis.__hooks = {
+return {
   has: (name) => optional(name),
-  setup: () => { if (optional('setup')) tracer.setup(JSON.parse(host.config())); },
+  setup: () => { if (optional('setup')) tracer.setup(parse(host.config())); },
   step: () => { tracer.step(log, db); },
   fault: () => { tracer.fault(log, db); },
   enter: () => { tracer.enter(frame); },
   exit: () => { tracer.exit(frameResult); },
   syntheticOp: () => { tracer.syntheticOp(synthetic(), db); },
-  result: () => JSON.stringify(tracer.result(context(), db), printable) ?? 'null',
+  result: () => stringify(tracer.result(context(), db), printable) ?? 'null',
 };
+})
 `;

@@ -86,9 +86,20 @@ let deadline = 0;
 runtime.setInterruptHandler(() => channel.aborted || Date.now() >= deadline);
 let tracer: OpenTracer | undefined;
 
+/**
+ * The most characters a host call's arguments take as JSON. The prelude passes addresses, words and
+ * numbers (under 200); a script that tampers with the prototypes the prelude's helpers use could
+ * pass megabytes, which the node's thread would parse and quote in its error.
+ */
+const MAX_HOST_CALL_ARGS = 1024;
+/** The most characters of a script's error passed to the node: an error of megabytes is the script's to keep. */
+const MAX_ERROR_TEXT = 4096;
+
 /** Calls the node's host function `index` with `args` and waits for its answer. */
 function hostCall(context: QuickJSContext, index: number, args: QuickJSHandle[]): QuickJSHandle | undefined {
-  channel.post(State.HostCall, index, JSON.stringify(args.map((arg) => context.dump(arg) as unknown)));
+  const argsJson = JSON.stringify(args.map((arg) => context.dump(arg) as unknown));
+  if (argsJson.length > MAX_HOST_CALL_ARGS) throw new RangeError(`${HOST_CALLS[index]}: arguments too long`);
+  channel.post(State.HostCall, index, argsJson);
   channel.waitWhile(State.HostCall);
   const text = channel.read();
   if (channel.code === 1) {
@@ -111,8 +122,8 @@ function handleOf(context: QuickJSContext, value: HostValue): QuickJSHandle | un
   }
 }
 
-/** `__host`: the step's fields and the tracer's code and config from here, the rest from the node. */
-function defineHost(context: QuickJSContext, request: OpenRequest): void {
+/** The prelude's host functions: the step's fields and the tracer's code and config from here, the rest from the node. */
+function hostObject(context: QuickJSContext, request: OpenRequest): QuickJSHandle {
   const host = context.newObject();
   const define = (name: string, fn: (...args: QuickJSHandle[]) => QuickJSHandle | undefined): void =>
     context.newFunction(name, fn).consume((handle) => context.setProp(host, name, handle));
@@ -139,18 +150,18 @@ function defineHost(context: QuickJSContext, request: OpenRequest): void {
       ).toString(),
     ),
   );
-  context.setProp(context.global, '__host', host);
-  host.dispose();
+  return host;
 }
 
 /** A script's own error, as its text; any other failure is the thread's. */
 class ScriptError extends Error {}
 
-/** A script's error as geth words it: `name: message`. */
+/** A script's error as geth words it: `name: message`, its first {@link MAX_ERROR_TEXT} characters. */
 function errorText(context: QuickJSContext, error: QuickJSHandle): string {
   const value = context.dump(error) as { name?: string; message?: string } | string;
   error.dispose();
-  return typeof value === 'object' && value !== null ? `${value.name}: ${value.message}` : String(value);
+  const text = typeof value === 'object' && value !== null ? `${value.name}: ${value.message}` : String(value);
+  return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}...` : text;
 }
 
 function unwrap(context: QuickJSContext, result: ReturnType<QuickJSContext['evalCode']>): QuickJSHandle {
@@ -163,9 +174,11 @@ function open(request: OpenRequest): string {
   deadline = request.deadline;
   const context = runtime.newContext();
   tracer = { context, hooks: [] };
-  defineHost(context, request);
-  unwrap(context, context.evalCode(JS_TRACER_PRELUDE, 'tracer.js')).dispose();
-  const hooks = context.getProp(context.global, '__hooks');
+  const prelude = unwrap(context, context.evalCode(JS_TRACER_PRELUDE, 'tracer.js'));
+  const host = hostObject(context, request);
+  const hooks = unwrap(context, context.callFunction(prelude, context.undefined, host));
+  prelude.dispose();
+  host.dispose();
   tracer.hooks.push(...HOOKS.map((hook) => context.getProp(hooks, hook)));
   const has = context.getProp(hooks, 'has');
   hooks.dispose();
