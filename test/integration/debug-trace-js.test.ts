@@ -188,8 +188,9 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
     const sampler = setInterval(() => (most = Math.max(most, threads())), 5);
     try {
       const answer = await rpc(node.url, 'debug_traceBlockByNumber', [blockNumber, { tracer: OPCODE_COUNTER }]);
-      expect(answer.result.map((entry: { txHash: string }) => entry.txHash)).to.deep.equal(sent);
-      expect(answer.result[11].result).to.deep.equal({});
+      const entries = answer.result as { txHash: string; result: unknown }[];
+      expect(entries.map((entry) => entry.txHash)).to.deep.equal(sent);
+      expect(entries[11]!.result).to.deep.equal({});
     } finally {
       clearInterval(sampler);
     }
