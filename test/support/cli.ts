@@ -40,11 +40,18 @@ export interface NodeProcess {
 /** Every listener on a free port (the local network also serves the native gateway), so that runs never collide. */
 const FREE_PORTS = ['--evm.http_port', '0', '--evm.ws_port', '0', '--native.rpc_port', '0'];
 
-/** Starts `evmnode start <args>` with JSON logs on free ports and waits for its "evmnode started" line. */
-export function startNodeProcess(args: readonly string[]): Promise<NodeProcess> {
-  const child = spawn(process.execPath, [CLI, 'start', ...FREE_PORTS, '--logging.format', 'json', ...args], {
-    env: cleanEnv(),
-  });
+/**
+ * Starts `evmnode start <args>` with JSON logs on free ports and waits for its "evmnode started"
+ * line; with `openFiles`, under that limit on open files (the shell's `ulimit -n`).
+ */
+export function startNodeProcess(args: readonly string[], openFiles?: number): Promise<NodeProcess> {
+  const command = [CLI, 'start', ...FREE_PORTS, '--logging.format', 'json', ...args];
+  const child =
+    openFiles === undefined
+      ? spawn(process.execPath, command, { env: cleanEnv() })
+      : spawn('/bin/sh', ['-c', `ulimit -n ${openFiles} && exec "$0" "$@"`, process.execPath, ...command], {
+          env: cleanEnv(),
+        });
   const logs: Record<string, unknown>[] = [];
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let stderr = '';

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import { clientOf } from './peer-address.js';
 
@@ -24,6 +25,37 @@ export interface ConnectionLimitOptions {
  * const limits = new ConnectionLimits({ maxOpen: 10_000, maxPerAddress: 1_000 });
  * limits.attach(server); // before server.listen()
  */
+/**
+ * The connections of every server of the process together (HTTP, WebSocket, the native gateway):
+ * what the open-files limit leaves past the descriptors the node needs itself (RocksDB keeps up to
+ * 1,000 files open). A port's own cap does not see the others: two ports of 10,000 each took all
+ * 20,000 descriptors of a process, RocksDB could then not open its next log file, and block
+ * production stopped for good.
+ */
+export const PROCESS_CONNECTION_LIMIT = connectionBudget(openFilesLimit());
+
+/** Descriptors kept for the node's own files, threads and outgoing connections. */
+const RESERVED_DESCRIPTORS = 1200;
+
+function connectionBudget(openFiles: number): number {
+  return openFiles >= 2 * RESERVED_DESCRIPTORS ? openFiles - RESERVED_DESCRIPTORS : Math.floor(openFiles / 2);
+}
+
+/** The process's soft limit on open files (Linux's `/proc/self/limits`); infinite when unknown or unlimited. */
+function openFilesLimit(): number {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((row) => row.startsWith('Max open files'));
+    const soft = Number(line?.split(/\s{2,}/)[1]);
+    return Number.isFinite(soft) && soft > 0 ? soft : Number.POSITIVE_INFINITY;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+let processOpen = 0;
+
 export class ConnectionLimits {
   readonly #perAddress = new Map<string, number>();
   #open = 0;
@@ -40,14 +72,20 @@ export class ConnectionLimits {
   admit(socket: Socket): boolean {
     const address = clientOf(socket.remoteAddress);
     const fromAddress = this.#perAddress.get(address) ?? 0;
-    if (this.#open >= this.options.maxOpen || fromAddress >= this.options.maxPerAddress) {
+    if (
+      this.#open >= this.options.maxOpen ||
+      fromAddress >= this.options.maxPerAddress ||
+      processOpen >= PROCESS_CONNECTION_LIMIT
+    ) {
       socket.destroy();
       return false;
     }
     this.#open++;
+    processOpen++;
     this.#perAddress.set(address, fromAddress + 1);
     socket.once('close', () => {
       this.#open--;
+      processOpen--;
       const left = this.#perAddress.get(address)! - 1;
       if (left === 0) this.#perAddress.delete(address);
       else this.#perAddress.set(address, left);
