@@ -92,6 +92,8 @@ let tracer: OpenTracer | undefined;
  * pass megabytes, which the node's thread would parse and quote in its error.
  */
 const MAX_HOST_CALL_ARGS = 1024;
+/** QuickJS's error for an allocation past the memory's end. */
+const OUT_OF_MEMORY = 'InternalError: out of memory';
 /** The most characters of a script's error passed to the node: an error of megabytes is the script's to keep. */
 const MAX_ERROR_TEXT = 4096;
 
@@ -158,8 +160,10 @@ class ScriptError extends Error {}
 
 /** A script's error as geth words it: `name: message`, its first {@link MAX_ERROR_TEXT} characters. */
 function errorText(context: QuickJSContext, error: QuickJSHandle): string {
-  const value = context.dump(error) as { name?: string; message?: string } | string;
+  const value = context.dump(error) as { name?: string; message?: string } | string | null;
   error.dispose();
+  // With its memory at its end, QuickJS may fail to describe even its own out-of-memory error.
+  if ((value === '' || value === null) && memory.buffer.byteLength >= MAXIMUM_BYTES) return OUT_OF_MEMORY;
   const text = typeof value === 'object' && value !== null ? `${value.name}: ${value.message}` : String(value);
   return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}...` : text;
 }
