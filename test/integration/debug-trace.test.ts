@@ -104,6 +104,10 @@ describe('debug-trace: methods, errors and limits', () => {
       code: -32000,
       message: 'time: unknown unit "sec" in duration "5sec"',
     });
+    expect(await timeoutError('1ns'.repeat(1_000_000))).to.deep.equal({
+      code: -32000,
+      message: `time: invalid duration "${'1ns'.repeat(33)}1..."`,
+    });
     expect(await timeoutError('-1s')).to.deep.equal({
       code: -32000,
       message: 'execution timeout: the trace took longer than -1s',
