@@ -102,7 +102,7 @@ describe('HTTP connections', () => {
     client.write('GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n');
     const [, health] = await client.responses(2);
     expect(health!.status).to.equal(200);
-    expect(JSON.parse(health!.body)).to.deep.equal({ status: 'ok' });
+    expect(JSON.parse(health!.body)).to.deep.include({ status: 'ok', role: 'producer' });
     client.write(post(call('eth_chainId', [], 3)));
     const [, , after] = await client.responses(3);
     expect(JSON.parse(after!.body)).to.deep.equal({ jsonrpc: '2.0', id: 3, result: CHAIN_ID });

@@ -221,9 +221,12 @@ describe('HTTP transport', () => {
       const root = await fetch(node.url);
       expect(root.status).to.equal(200);
       expect(await root.text()).to.equal('');
+      const before = node.node.chain.head().height;
       const health = await fetch(`${node.url}/health`);
       expect(health.status).to.equal(200);
-      expect(await health.json()).to.deep.equal({ status: 'ok' });
+      const body = (await health.json()) as { height: number };
+      expect(body).to.deep.equal({ status: 'ok', role: 'producer', height: body.height });
+      expect(body.height).to.be.within(before, node.node.chain.head().height);
     });
 
     it('serves Prometheus metrics: calls and latency per method, errors per code', async () => {

@@ -62,6 +62,12 @@ const EMPTY_BLOOM = bytesToHex(new Uint8Array(256));
  */
 type Due = number | Promise<number>;
 
+/** The last attempt to produce a block failed: with what, and since when attempts fail. */
+export interface ProductionFailure {
+  readonly message: string;
+  readonly since: Date;
+}
+
 /** A block another node produced, as a follower replicates it. */
 export interface UpstreamBlock {
   readonly height: number;
@@ -223,6 +229,8 @@ export class BlockProducer {
    * while it is being written, the next one may execute on its state.
    */
   #inFlight: { readonly block: BlockRecord; readonly written: Promise<number> } | undefined;
+  /** Why blocks are not being produced, from the first failure until a block is written again. */
+  #failure: ProductionFailure | undefined;
 
   private constructor(
     private readonly chain: Chain,
@@ -291,9 +299,24 @@ export class BlockProducer {
       await this.chain.pruneIfDue();
       return block;
     } catch (error) {
+      this.#failed(error);
       this.logger.error({ err: error }, 'block production failed; retrying at the next transaction');
       return undefined;
     }
+  }
+
+  /**
+   * Why blocks are not being produced, if the last attempt failed and no block was written since:
+   * a store that refuses writes (no descriptor left for its next log, a full disk) fails every
+   * block until the node restarts.
+   */
+  failure(): ProductionFailure | undefined {
+    return this.#failure;
+  }
+
+  #failed(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.#failure = { message, since: this.#failure?.since ?? new Date() };
   }
 
   /**
@@ -314,6 +337,7 @@ export class BlockProducer {
           this.#schedule(next);
         })
         .catch(async (error: unknown) => {
+          this.#failed(error);
           this.logger.error({ err: error }, 'block production failed; retrying at the next tick');
           await this.#resetToHead();
           this.#schedule(performance.now() + this.settings.blockTimeMs);
@@ -626,7 +650,13 @@ export class BlockProducer {
     publishAt: Due | undefined,
   ): Promise<number> {
     const writeStart = performance.now();
-    await this.chain.store.commit(committed, this.chain.nodes, this.vm.evm.turns);
+    try {
+      await this.chain.store.commit(committed, this.chain.nodes, this.vm.evm.turns);
+    } catch (error) {
+      this.#failed(error);
+      throw error;
+    }
+    this.#failure = undefined;
     const committedAt = performance.now();
     // The block's own time: a pipelined block's wait for the block before it to be written is not.
     const durationMs = timings.recordsEnd - timings.started + (committedAt - writeStart);

@@ -173,7 +173,7 @@ export class EvmNode {
       upstream = core.node.role === 'follower' ? upstreamOf(core) : undefined;
       if (upstream === undefined) {
         blocks = producer;
-        health = producerHealth;
+        health = producerHealth(producer, chain);
       } else {
         const follower = new BlockFollower(
           chain,

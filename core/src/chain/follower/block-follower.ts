@@ -2,7 +2,7 @@ import type { TxOptions } from '@ethereumjs/tx';
 import { bytesToHex } from '@ethereumjs/util';
 import type { Logger } from 'pino';
 import type { Chain } from '../chain.js';
-import type { HealthReport } from '../../node/health.js';
+import { failureFields, type HealthReport } from '../../node/health.js';
 import { ReplicaMismatch, type BlockProducer, type UpstreamBlock } from '../block-producer.js';
 import { decodeNativeTransaction, type NativeTransaction } from '../native/native-transaction.js';
 import type { PooledTransaction } from '../pool/pooled-transaction.js';
@@ -93,14 +93,23 @@ export class BlockFollower {
   }
 
   /**
-   * `/health`: unhealthy beyond `maxLagBlocks` behind the producer, or once following stopped. A
-   * producer that cannot be reached leaves every follower as far behind as the others, so that
-   * alone does not take one out.
+   * `/health`: unhealthy beyond `maxLagBlocks` behind the producer, once following stopped, or
+   * while its replicated blocks fail to be written. A producer that cannot be reached leaves every
+   * follower as far behind as the others, so that alone does not take one out.
    */
   health(maxLagBlocks: number): HealthReport {
     const height = this.chain.head().height;
     const lagBlocks = Math.max(0, this.#upstreamHeight - height);
-    const status = this.mismatch !== undefined ? 'stopped' : lagBlocks > maxLagBlocks ? 'behind' : 'ok';
+    const failure = this.producer.failure();
+    let status = lagBlocks > maxLagBlocks ? 'behind' : 'ok';
+    let problem: Record<string, unknown> = {};
+    if (this.mismatch !== undefined) {
+      status = 'stopped';
+      problem = { error: this.mismatch.message };
+    } else if (failure !== undefined) {
+      status = 'failing';
+      problem = failureFields(failure);
+    }
     return {
       healthy: status === 'ok',
       body: {
@@ -110,7 +119,7 @@ export class BlockFollower {
         upstreamHeight: this.#upstreamHeight,
         lagBlocks,
         upstreamReachable: !this.#unreachable,
-        ...(this.mismatch === undefined ? {} : { error: this.mismatch.message }),
+        ...problem,
       },
     };
   }
