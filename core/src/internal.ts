@@ -12,6 +12,8 @@ export { RpcRequest } from './rpc/rpc-request.js';
 export { ClientTurns } from './rpc/client-turns.js';
 export { chooseEncoding, encodeResponse } from './transport/response-compression.js';
 export { isValidTarget } from './transport/http-server.js';
+export { WsOutbox } from './transport/ws-outbox.js';
+export { destroyWithOneError } from './transport/socket-errors.js';
 export { decodeParams } from './rpc/decode-params.js';
 export { loadNodeConfig, readConfigLayers } from './config/load-config.js';
 export { coreSchema } from './config/core-schema.js';

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import { clientOf } from './peer-address.js';
+import { destroyWithOneError } from './socket-errors.js';
 
 /**
  * Requests (HTTP) or messages (WebSocket) one connection may have in flight before it stops being
@@ -16,15 +17,6 @@ export interface ConnectionLimitOptions {
   readonly maxPerAddress: number;
 }
 
-/**
- * Caps the open connections of a server (node:http, ws, or any `net` server), in all and per
- * client (an IPv4 address, or an IPv6 /64): a connection over either cap is destroyed as soon as it is accepted, before a
- * byte of it is read, so that no client can hold every file descriptor of the process.
- *
- * @example
- * const limits = new ConnectionLimits({ maxOpen: 10_000, maxPerAddress: 1_000 });
- * limits.attach(server); // before server.listen()
- */
 /**
  * The connections of every server of the process together (HTTP, WebSocket, the native gateway):
  * what the open-files limit leaves past the descriptors the node needs itself (RocksDB keeps up to
@@ -56,6 +48,16 @@ function openFilesLimit(): number {
 
 let processOpen = 0;
 
+/**
+ * Caps the open connections of a server (node:http, ws, or any `net` server), in all and per
+ * client (an IPv4 address, or an IPv6 /64): a connection over either cap is destroyed as soon as it is accepted, before a
+ * byte of it is read, so that no client can hold every file descriptor of the process.
+ * An admitted connection is destroyed with an error, whoever destroys it ({@link destroyWithOneError}).
+ *
+ * @example
+ * const limits = new ConnectionLimits({ maxOpen: 10_000, maxPerAddress: 1_000 });
+ * limits.attach(server); // before server.listen()
+ */
 export class ConnectionLimits {
   readonly #perAddress = new Map<string, number>();
   #open = 0;
@@ -80,6 +82,7 @@ export class ConnectionLimits {
       socket.destroy();
       return false;
     }
+    destroyWithOneError(socket);
     this.#open++;
     processOpen++;
     this.#perAddress.set(address, fromAddress + 1);

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
+import { WsOutbox } from './ws-outbox.js';
 
 /** How long a WebSocket message may wait to be written before its connection is closed: geth's default write timeout. */
 export const WS_WRITE_TIMEOUT_MS = 10_000;
@@ -41,6 +42,7 @@ interface Unread {
  */
 export class HeldAnswers {
   readonly #unread = new Map<object, Unread>();
+  readonly #outboxes = new WeakMap<WebSocket, WsOutbox<Unread>>();
   #total = 0;
 
   constructor(
@@ -74,6 +76,19 @@ export class HeldAnswers {
    * the connection, should it hold the most unread when the limit is passed.
    */
   hold(connection: object, bytes: number, close: () => void): () => void {
+    const held = this.#count(connection, bytes, close);
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      this.#uncount(connection, held, bytes);
+    };
+    this.#closeUnreadFor(0);
+    return release;
+  }
+
+  /** Adds `bytes` to what `connection` leaves unread; returns its entry, which {@link #uncount} takes. */
+  #count(connection: object, bytes: number, close: () => void): Unread {
     let unread = this.#unread.get(connection);
     if (unread === undefined) {
       unread = { bytes: 0, since: this.now(), close };
@@ -81,19 +96,15 @@ export class HeldAnswers {
     }
     unread.bytes += bytes;
     this.#total += bytes;
-    const held = unread;
-    let released = false;
-    const release = (): void => {
-      if (released) return;
-      released = true;
-      // A connection closed for the limit no longer counts: its bytes went with it.
-      if (this.#unread.get(connection) !== held) return;
-      held.bytes -= bytes;
-      this.#total -= bytes;
-      if (held.bytes === 0) this.#unread.delete(connection);
-    };
-    this.#closeUnreadFor(0);
-    return release;
+    return unread;
+  }
+
+  /** `bytes` of `held` were written out; a connection closed for the limit no longer counts: its bytes went with it. */
+  #uncount(connection: object, held: Unread, bytes: number): void {
+    if (this.#unread.get(connection) !== held) return;
+    held.bytes -= bytes;
+    this.#total -= bytes;
+    if (held.bytes === 0) this.#unread.delete(connection);
   }
 
   /**
@@ -105,15 +116,14 @@ export class HeldAnswers {
     const unwritten = res.writableLength;
     // A connection already closed releases nothing later: its bytes are gone with it.
     if (unwritten === 0 || socket.destroyed) return;
-    this.#guard(
-      socket,
-      unwritten,
-      () => void socket.destroy(),
-      deadline - Date.now(),
-      (written) => {
-        res.once('finish', written).once('close', written);
-      },
-    );
+    const close = () => void socket.destroy();
+    const release = this.hold(socket, unwritten, close);
+    const timer = setTimeout(close, deadline - Date.now());
+    const written = () => {
+      clearTimeout(timer);
+      release();
+    };
+    res.once('finish', written).once('close', written);
   }
 
   /**
@@ -122,34 +132,21 @@ export class HeldAnswers {
    * {@link WS_WRITE_TIMEOUT_MS}.
    */
   sendWs(client: WebSocket, text: string | Buffer, fin = true): void {
+    let outbox = this.#outboxes.get(client);
+    if (outbox === undefined) {
+      outbox = new WsOutbox<Unread>(
+        WS_WRITE_TIMEOUT_MS,
+        (held, bytes) => this.#uncount(client, held, bytes),
+        () => client.terminate(),
+      );
+      this.#outboxes.set(client, outbox);
+    }
     const before = client.bufferedAmount;
-    let written: (() => void) | undefined;
-    client.send(text, { binary: false, fin }, () => written?.());
+    client.send(text, { binary: false, fin }, outbox.written);
     const unwritten = client.bufferedAmount - before;
-    if (unwritten === 0) return;
-    this.#guard(
-      client,
-      unwritten,
-      () => client.terminate(),
-      WS_WRITE_TIMEOUT_MS,
-      (done) => (written = done),
-    );
-  }
-
-  /** Holds `bytes` of `connection` until `onWritten`'s callback runs; closes it at the timeout first. */
-  #guard(
-    connection: object,
-    bytes: number,
-    close: () => void,
-    timeoutMs: number,
-    onWritten: (written: () => void) => void,
-  ): void {
-    const release = this.hold(connection, bytes, close);
-    const deadline = setTimeout(close, timeoutMs);
-    onWritten(() => {
-      clearTimeout(deadline);
-      release();
-    });
+    if (unwritten === 0) return outbox.sent(0, undefined);
+    outbox.sent(unwritten, this.#count(client, unwritten, outbox.close));
+    this.#closeUnreadFor(0);
   }
 
   /**
