@@ -1152,6 +1152,44 @@ describe('eth_subscribe: subscriptions that hold the pushes behind the chain', f
       for (const client of [heavy, light, watcher]) client?.close();
     }
   });
+
+  it("closes every connection of the client costing the push most at once, and keeps the others' logs whole", async () => {
+    const [heavy, heavyAgain, honest] = await Promise.all(
+      ['127.0.0.6', '127.0.0.6', '127.0.0.7'].map((address) => WsClient.connect(node.wsUrl, {}, address)),
+    );
+    try {
+      // One client (an address) on two connections: a client that reconnects holds both in turn.
+      for (const connection of [heavy!, heavyAgain!]) {
+        for (let index = 0; index < HEAVY_SUBSCRIPTIONS / 2; index++) await subscribe(connection, ['logs', {}]);
+        connection.socket.removeAllListeners('message');
+        connection.socket.on('message', () => {});
+      }
+      const honestLogs = await subscribe(honest!, ['logs', {}]);
+
+      const raws = await Promise.all(
+        [6, 7].map((index) => sign(devWallet(index), { nonce: 0, data: manyLogsInit(LOGS), gasLimit: 12_000_000n })),
+      );
+      const hashes = await Promise.all(raws.map((raw) => submit(node.url, raw)));
+      const heights = await Promise.all(
+        hashes.map(async (hash) => Number((await waitForReceipt(node.url, hash, 60_000)).blockNumber)),
+      );
+      expect(new Set(heights).size).to.equal(2);
+
+      const reason = `subscriptions more than ${MAX_UNPUSHED_LOGS} logs behind the chain`;
+      expect(await heavy!.closed).to.deep.equal({ code: 1008, reason });
+      expect(await heavyAgain!.closed).to.deep.equal({ code: 1008, reason });
+      await until(() => honest!.notifications.length === 2 * LOGS, "the honest client's logs", 60_000);
+      const received = resultsOf(honest!, honestLogs).map((log) => [Number(log.blockNumber), Number(log.logIndex)]);
+      const [first, second] = [...heights].sort((a, b) => a - b);
+      expect(received).to.deep.equal([
+        ...Array.from({ length: LOGS }, (_, index) => [first, index]),
+        ...Array.from({ length: LOGS }, (_, index) => [second, index]),
+      ]);
+      expect(honest!.socket.readyState).to.equal(honest!.socket.OPEN);
+    } finally {
+      for (const client of [heavy, heavyAgain, honest]) client?.close();
+    }
+  });
 });
 
 describe("eth_subscribe: headers while a heavy subscriber's logs are being pushed", function () {

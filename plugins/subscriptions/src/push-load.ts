@@ -1,5 +1,3 @@
-import type { Connection } from '@evmnode/core';
-
 /**
  * What one notification costs against matching one log to one subscription: matching a log that
  * a subscription's address rules out takes about 5 ns here, a notification about 12 µs
@@ -8,19 +6,20 @@ import type { Connection } from '@evmnode/core';
 const NOTIFICATION_COST = 1_000;
 
 /**
- * What each connection's logs subscriptions have cost the push of one block so far, in matches:
- * each holds its subscriptions' share of the matching (all of them are matched against every log)
- * and its notifications'.
+ * What each client's logs subscriptions have cost the push of one block so far, in matches: each
+ * holds its subscriptions' share of the matching (all of them are matched against every log) and
+ * its notifications'. Counted by client (`RequestContext.clientId`), not by connection: a client
+ * that reconnects at once still carries what it cost.
  */
 export class PushLoad {
-  readonly #subscriptions = new Map<Connection, number>();
-  readonly #notifications = new Map<Connection, number>();
+  readonly #subscriptions = new Map<string, number>();
+  readonly #notifications = new Map<string, number>();
   #logsMatched = 0;
 
-  /** `subscriptions`: the logs subscriptions the block is pushed to, by their connections. */
-  constructor(subscriptions: Iterable<{ readonly connection: Connection }>) {
-    for (const { connection } of subscriptions) {
-      this.#subscriptions.set(connection, (this.#subscriptions.get(connection) ?? 0) + 1);
+  /** `subscriptions`: the logs subscriptions the block is pushed to, by their clients. */
+  constructor(subscriptions: Iterable<{ readonly clientId: string }>) {
+    for (const { clientId } of subscriptions) {
+      this.#subscriptions.set(clientId, (this.#subscriptions.get(clientId) ?? 0) + 1);
     }
   }
 
@@ -29,24 +28,23 @@ export class PushLoad {
     this.#logsMatched += 1;
   }
 
-  notified(connection: Connection): void {
-    this.#notifications.set(connection, (this.#notifications.get(connection) ?? 0) + 1);
+  notified(clientId: string): void {
+    this.#notifications.set(clientId, (this.#notifications.get(clientId) ?? 0) + 1);
   }
 
-  /** The open connection whose subscriptions have cost the most so far; undefined when none is open. */
-  heaviest(): Connection | undefined {
-    let heaviest: Connection | undefined;
-    let most = -1;
-    for (const [connection, subscriptions] of this.#subscriptions) {
-      if (!connection.isOpen) continue;
-      // Before the first log, the connection with the most subscriptions is the one to cost most.
-      const matches = subscriptions * Math.max(this.#logsMatched, 1);
-      const cost = matches + NOTIFICATION_COST * (this.#notifications.get(connection) ?? 0);
-      if (cost > most) {
-        most = cost;
-        heaviest = connection;
-      }
-    }
-    return heaviest;
+  /** What the push has cost so far, for every client it pushes to, those gone since included. */
+  total(): number {
+    let total = 0;
+    for (const clientId of this.#subscriptions.keys()) total += this.cost(clientId);
+    return total;
+  }
+
+  /** What `clientId`'s subscriptions have cost the push so far; 0 for a client it does not push to. */
+  cost(clientId: string): number {
+    const subscriptions = this.#subscriptions.get(clientId);
+    if (subscriptions === undefined) return 0;
+    // Before the first log, the client with the most subscriptions is the one to cost most.
+    const matches = subscriptions * Math.max(this.#logsMatched, 1);
+    return matches + NOTIFICATION_COST * (this.#notifications.get(clientId) ?? 0);
   }
 }

@@ -40,8 +40,9 @@ export interface SubscriptionLimits {
   /** Share of each kind's cap one client may hold, over all its connections (`max_client_share`). */
   readonly clientShare: number;
   /**
-   * Logs of committed blocks not yet pushed whole, past which a block with logs closes the
-   * connection whose subscriptions cost the push under way the most (`max_unpushed_logs`).
+   * Logs of committed blocks not yet pushed whole, past which a block with logs that grows them
+   * closes the connections of the client whose subscriptions cost the push under way the most
+   * (`max_unpushed_logs`).
    */
   readonly maxUnpushedLogs: number;
 }
@@ -81,8 +82,9 @@ const CAP_REACHED = 'no new subscription can be created';
  * WebSocket subscriptions (interface.md §4.10, §6): each committed block is pushed, once it is
  * durable, as a `newHeads` header and as one notification per matching log; headers in chain
  * order, logs in chain order, the two apart. Subscriptions belong to their connection and end with
- * it; a consumer too slow to read is disconnected by the transport, and the connection whose
- * subscriptions hold the logs' pushes more than `maxUnpushedLogs` behind the chain is closed (1008).
+ * it; a consumer too slow to read is disconnected by the transport, and the connections of the
+ * client whose subscriptions hold the logs' pushes more than `maxUnpushedLogs` behind the chain are
+ * closed (1008).
  */
 export class SubscriptionHub {
   readonly #newHeads: SubscriptionKind;
@@ -95,9 +97,13 @@ export class SubscriptionHub {
   #logsPushed = Promise.resolve();
   /** Logs of the blocks committed and not yet pushed whole. */
   #unpushedLogs = 0;
-  /** What the push under way has cost each connection; undefined between pushes. */
+  /** {@link #unpushedLogs} as the last block left it. */
+  #unpushedAtLastBlock = 0;
+  /** What the push under way has cost each client; undefined between pushes. */
   #pushLoad: PushLoad | undefined;
-  /** Connections closed for holding pushes back so far: a push under way then drops their subscriptions. */
+  /** What the last push finished cost each client. */
+  #lastPushLoad: PushLoad | undefined;
+  /** Clients shed for holding pushes back so far: a push under way then drops their subscriptions. */
   #shed = 0;
 
   constructor(
@@ -114,7 +120,11 @@ export class SubscriptionHub {
     this.#stopListening = this.chain.onBlock((committed) => {
       const logs = committed.receipts.reduce((total, receipt) => total + receipt.logs.length, 0);
       this.#unpushedLogs += logs;
-      if (logs > 0 && this.#unpushedLogs > this.limits.maxUnpushedLogs) this.#shedHeaviest();
+      // A backlog the pushes are working off sheds no one: once the clients that held it back are
+      // gone, the blocks left are pushed to the others in a few turns.
+      const growing = this.#unpushedLogs > this.#unpushedAtLastBlock;
+      this.#unpushedAtLastBlock = this.#unpushedLogs;
+      if (logs > 0 && growing && this.#unpushedLogs > this.limits.maxUnpushedLogs) this.#shedHeaviest();
       // Headers and logs each go one block after another, each block whole, but apart: a block's
       // logs may take seconds to push to a heavy subscriber, and no one's headers wait for them.
       // A failure is logged and the next block pushed still: a rejected chain would stop them all.
@@ -160,18 +170,53 @@ export class SubscriptionHub {
   }
 
   /**
-   * Closes the connection whose logs subscriptions have cost the push under way the most, ending
-   * them at once: otherwise the blocks waiting for their logs' push, and everyone's logs with them,
-   * pile up without bound (a client reading 28,000 logs a block on each of 20 subscriptions).
+   * Closes the connections of the client whose logs subscriptions have cost the push under way
+   * and the one before it the most, of those holding logs subscriptions now, ending their
+   * subscriptions at once, unless those clients together cost less than half of those pushes
+   * (the others left):
+   * otherwise the blocks waiting for their logs' push, and everyone's logs with them, pile up
+   * without bound (a client reading 28,000 logs a block on each of 20 subscriptions). Its new
+   * connections count as its old ones did: a client that reconnects at once is shed again, not
+   * the others of the push it held back.
    */
   #shedHeaviest(): void {
-    const connection = this.#pushLoad?.heaviest();
-    if (connection === undefined) return;
-    const held = connection.state(HELD);
-    for (const id of held.ids) this.#end(id);
-    held.ids.clear();
+    const load = this.#pushLoad;
+    if (load === undefined) return;
+    const holding = new Map<string, Set<Connection>>();
+    for (const { clientId, connection } of this.#logs.byId.values()) {
+      if (!connection.isOpen) continue;
+      const connections = holding.get(clientId) ?? new Set<Connection>();
+      holding.set(clientId, connections.add(connection));
+    }
+    // The push under way may have begun while a client was away: what it cost the push before counts too.
+    const costOf = (clientId: string) => load.cost(clientId) + (this.#lastPushLoad?.cost(clientId) ?? 0);
+    let client: string | undefined;
+    let most = 0;
+    let holdingCost = 0;
+    for (const clientId of holding.keys()) {
+      const cost = costOf(clientId);
+      holdingCost += cost;
+      if (cost > most) {
+        most = cost;
+        client = clientId;
+      }
+    }
+    // Clients gone (dropped, or shed before) held the pushes back: without them, the blocks left
+    // are pushed to the others in a few turns.
+    if (2 * holdingCost < load.total() + (this.#lastPushLoad?.total() ?? 0)) return;
+    if (client === undefined) return;
+    const connections = holding.get(client)!;
+    this.logger.info(
+      { client, connections: connections.size, unpushedLogs: this.#unpushedLogs },
+      'closing the connections of the client whose logs subscriptions hold the pushes behind the chain',
+    );
+    for (const connection of connections) {
+      const held = connection.state(HELD);
+      for (const id of held.ids) this.#end(id);
+      held.ids.clear();
+      connection.close(`subscriptions more than ${this.limits.maxUnpushedLogs} logs behind the chain`);
+    }
     this.#shed += 1;
-    connection.close(`subscriptions more than ${this.limits.maxUnpushedLogs} logs behind the chain`);
   }
 
   /**
@@ -223,6 +268,7 @@ export class SubscriptionHub {
     this.#pushLoad = load;
     try {
       await this.#notifyLogs(committed, logs, load);
+      this.#lastPushLoad = load;
     } finally {
       this.#pushLoad = undefined;
     }
@@ -263,7 +309,7 @@ export class SubscriptionHub {
   ): Promise<void> {
     if (!kind.byId.has(subscription.id) || !subscription.connection.isOpen) return;
     subscription.connection.notify('eth_subscription', { subscription: subscription.id, result });
-    load?.notified(subscription.connection);
+    load?.notified(subscription.clientId);
     const turn = turns.pause();
     if (turn !== undefined) await turn;
   }
