@@ -1190,6 +1190,43 @@ describe('eth_subscribe: subscriptions that hold the pushes behind the chain', f
       for (const client of [heavy, heavyAgain, honest]) client?.close();
     }
   });
+
+  it('keeps an honest subscriber whole while a client that stopped reading is closed', async () => {
+    const [stalled, honest] = await Promise.all(
+      ['127.0.0.8', '127.0.0.9'].map((address) => WsClient.connect(node.wsUrl, {}, address)),
+    );
+    try {
+      for (let index = 0; index < HEAVY_SUBSCRIPTIONS; index++) await subscribe(stalled!, ['logs', {}]);
+      // It reads nothing more: the node drops it once 16 MiB of notifications wait for it (1006), or
+      // closes it first for holding the pushes behind (1008). Either way the honest client is not
+      // closed for the backlog it left, as it was once the dropped client was no longer counted.
+      stalled!.socket.pause();
+      const honestLogs = await subscribe(honest!, ['logs', {}]);
+
+      const raws = await Promise.all(
+        [4, 5].map((index) => sign(devWallet(index), { nonce: 0, data: manyLogsInit(LOGS), gasLimit: 12_000_000n })),
+      );
+      const hashes = await Promise.all(raws.map((raw) => submit(node.url, raw)));
+      const heights = await Promise.all(
+        hashes.map(async (hash) => Number((await waitForReceipt(node.url, hash, 60_000)).blockNumber)),
+      );
+      expect(new Set(heights).size).to.equal(2);
+
+      await until(() => honest!.notifications.length === 2 * LOGS, "the honest client's logs", 60_000);
+      const [first, second] = [...heights].sort((a, b) => a - b);
+      expect(
+        resultsOf(honest!, honestLogs).map((log) => [Number(log.blockNumber), Number(log.logIndex)]),
+      ).to.deep.equal([
+        ...Array.from({ length: LOGS }, (_, index) => [first, index]),
+        ...Array.from({ length: LOGS }, (_, index) => [second, index]),
+      ]);
+      expect(honest!.socket.readyState).to.equal(honest!.socket.OPEN);
+      stalled!.socket.resume();
+      expect([1006, 1008]).to.include((await stalled!.closed).code);
+    } finally {
+      for (const client of [stalled, honest]) client?.close();
+    }
+  });
 });
 
 describe("eth_subscribe: headers while a heavy subscriber's logs are being pushed", function () {
