@@ -898,6 +898,40 @@ describe('eth_getLogs and polled filters', () => {
       });
     });
 
+    describe('max_filters with filter_timeout', () => {
+      let node: TestNode;
+
+      before(async () => {
+        node = await startTestNode({
+          config: {
+            consensus: { block_time: 50, create_empty_blocks: false },
+            evm: { max_filters: 2, filter_timeout: 500 },
+          },
+        });
+      });
+      after(() => node.stop());
+
+      it('gives the room of a filter left unpolled to a new one, however long ago an older one was installed', async () => {
+        const url = node.url;
+        const polled = await newFilter(url, {});
+        const unpolled = await newBlockFilter(url);
+        const started = performance.now();
+        // Polled every 100 ms, a fifth of the timeout, for over twice the timeout.
+        while (performance.now() - started < 1200) {
+          await sleep(100);
+          expect(await filterChanges(url, polled)).to.deep.equal([]);
+        }
+        const replacement = await newBlockFilter(url);
+        expect(await errorOf(url, 'eth_getFilterChanges', [unpolled])).to.deep.equal(FILTER_NOT_FOUND);
+        expect(await errorOf(url, 'eth_newFilter', [{}])).to.deep.equal({
+          code: -32005,
+          message: 'filter limit reached: at most 2 filters can be installed',
+        });
+        expect(await uninstall(url, polled)).to.equal(true);
+        expect(await uninstall(url, replacement)).to.equal(true);
+      });
+    });
+
     describe('max_client_share of max_filters', () => {
       let node: TestNode;
 
