@@ -339,7 +339,7 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
     // geth's own test contract: PUSH1 0xff, PUSH1 0, MSTORE8, STOP; memory is one word at the STOP.
     const at = '0x00000000000000000000000000000000000000aa';
     const atStop = async (read: string) => {
-      const tracer = `{ step(log) { if (log.op.toString() === 'STOP') this.read = ${read}; }, fault() {}, result() { return this.read; } }`;
+      const tracer = `{ step(log, db) { if (log.op.toString() === 'STOP') this.read = ${read}; }, fault() {}, result() { return this.read; } }`;
       const config = { tracer, stateOverrides: { [at]: { code: '0x60ff60005300' } } };
       return rpc(node.url, 'debug_traceCall', [{ to: at }, 'latest', config]);
     };
@@ -367,6 +367,25 @@ describe('debug_traceTransaction with JavaScript tracers', function () {
     expect((await atStop('log.stack.peek(-1)')).error).to.deep.equal(
       failure('RangeError: tracer accessed out of bound stack: size 0, index -1'),
     );
+    // Offsets are read as integers; one that is none is out of bounds, not 0.
+    expect((await atStop('log.memory.slice(0.5, 2.9)')).result).to.deep.equal({ 0: 255, 1: 0 });
+    expect((await atStop('log.memory.slice(0, Infinity)')).error).to.deep.equal(
+      failure('RangeError: tracer accessed out of bound memory: offset 0, end Infinity'),
+    );
+    expect((await atStop('log.memory.getUint(NaN)')).error).to.deep.equal(
+      failure('RangeError: tracer accessed out of bound memory: available 32, offset NaN, size 32'),
+    );
+    expect((await atStop("log.stack.peek('top')")).error).to.deep.equal(
+      failure('RangeError: tracer accessed out of bound stack: size 0, index top'),
+    );
+    // geth's global helpers take byte arrays, within their bounds.
+    expect((await atStop('toHex(slice([1, 2, 3], 1, 3))')).result).to.equal('0x0203');
+    expect((await atStop('slice([1, 2, 3], 1, 5)')).error).to.deep.equal(
+      failure('RangeError: Tracer accessed out of bound memory: available 3, offset 1, size 4'),
+    );
+    for (const call of ['toHex(123)', 'toAddress(123)', 'toWord({})', 'slice(7, 0, 1)', 'db.getCode(null)']) {
+      expect((await atStop(call)).error, call).to.deep.equal(failure('TypeError: invalid buffer type'));
+    }
   });
 
   it('stops an endless loop at the timeout, and the node keeps serving', async () => {

@@ -12,10 +12,17 @@ export const JS_TRACER_PRELUDE = String.raw`
 'use strict';
 const { stringify, parse } = JSON;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+// geth's helpers take byte arrays (Uint8Array or Array) and refuse anything else; hex strings and
+// BigInts are taken too, where geth would refuse them.
+const isBuffer = (value) => value instanceof Uint8Array || Array.isArray(value);
+function invalidBuffer() {
+  throw new TypeError('invalid buffer type');
+}
 function toHex(bytes) {
   if (typeof bytes === 'string') return bytes.startsWith('0x') ? bytes : '0x' + bytes;
+  if (!isBuffer(bytes)) invalidBuffer();
   let hex = '0x';
-  for (let i = 0; i < bytes.length; i++) hex += HEX[bytes[i]];
+  for (let i = 0; i < bytes.length; i++) hex += HEX[bytes[i] & 0xff];
   return hex;
 }
 function fromHex(hex) {
@@ -28,7 +35,15 @@ function fromHex(hex) {
 function bytesOf(value) {
   if (typeof value === 'string') return fromHex(value);
   if (typeof value === 'bigint') return fromHex(value.toString(16));
+  if (!isBuffer(value)) invalidBuffer();
   return Uint8Array.from(value);
+}
+// Offsets cross to the node as JSON, where a non-finite number would arrive as 0: geth reads them
+// as integers, and one that is none is out of bounds.
+function integer(value, outOfBounds) {
+  const number = Math.trunc(Number(value));
+  if (!Number.isFinite(number)) throw new RangeError(outOfBounds());
+  return number;
 }
 function padded(value, size) {
   const bytes = bytesOf(value);
@@ -43,7 +58,15 @@ const addressArg = (value) => toHex(toAddress(value));
 const toContract = (from, nonce) => fromHex(host.toContract(addressArg(from), Number(nonce)));
 const toContract2 = (from, salt, initcode) => fromHex(host.toContract2(addressArg(from), toHex(toWord(salt)), toHex(bytesOf(initcode))));
 const isPrecompiled = (address) => host.isPrecompiled(addressArg(address));
-const slice = (bytes, start, end) => Uint8Array.prototype.slice.call(bytes, start, end);
+function slice(bytes, start, end) {
+  if (!isBuffer(bytes)) invalidBuffer();
+  const outOfBounds = () =>
+    'Tracer accessed out of bound memory: available ' + bytes.length + ', offset ' + start + ', size ' + (end - start);
+  const from = integer(start, outOfBounds);
+  const to = integer(end, outOfBounds);
+  if (from < 0 || from > to || to > bytes.length) throw new RangeError(outOfBounds());
+  return Uint8Array.from(bytes.slice(from, to));
+}
 const bigInt = (value, base) => (base === undefined || base === 10 ? BigInt(value) : BigInt(base === 16 ? '0x' + value : value));
 Object.assign(globalThis, { toHex, toWord, toAddress, toContract, toContract2, isPrecompiled, slice, bigInt });
 
@@ -54,10 +77,23 @@ const op = {
 };
 const log = {
   op,
-  stack: { peek: (i) => BigInt(host.stackPeek(Number(i))), length: () => host.stackLength() },
+  stack: {
+    peek: (i) => {
+      const outOfBounds = () => 'tracer accessed out of bound stack: size ' + host.stackLength() + ', index ' + i;
+      return BigInt(host.stackPeek(integer(i, outOfBounds)));
+    },
+    length: () => host.stackLength(),
+  },
   memory: {
-    slice: (start, end) => fromHex(host.memorySlice(Number(start), Number(end))),
-    getUint: (offset) => BigInt(host.memoryWord(Number(offset))),
+    slice: (start, end) => {
+      const outOfBounds = () => 'tracer accessed out of bound memory: offset ' + start + ', end ' + end;
+      return fromHex(host.memorySlice(integer(start, outOfBounds), integer(end, outOfBounds)));
+    },
+    getUint: (offset) => {
+      const outOfBounds = () =>
+        'tracer accessed out of bound memory: available ' + host.memoryLength() + ', offset ' + offset + ', size 32';
+      return BigInt(host.memoryWord(integer(offset, outOfBounds)));
+    },
     length: () => host.memoryLength(),
   },
   contract: {
