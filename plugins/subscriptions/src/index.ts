@@ -11,7 +11,8 @@ export default definePlugin<Deps, SubscriptionsConfig>({
     max_unpushed_logs: {
       doc:
         'Logs of committed blocks not yet pushed to every subscription, past which a block with logs ' +
-        'closes the connections of the client whose subscriptions cost the push under way the most (1008).',
+        'that grows them closes the connections of the client whose subscriptions cost the push ' +
+        'under way the most (1008).',
       format: 'nat',
       default: 100_000,
     },
