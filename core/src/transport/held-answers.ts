@@ -43,6 +43,7 @@ interface Unread {
 export class HeldAnswers {
   readonly #unread = new Map<object, Unread>();
   readonly #outboxes = new WeakMap<WebSocket, WsOutbox<Unread>>();
+  readonly #httpAnswers = new WeakMap<Socket, Set<() => void>>();
   #total = 0;
 
   constructor(
@@ -119,11 +120,32 @@ export class HeldAnswers {
     const close = () => void socket.destroy();
     const release = this.hold(socket, unwritten, close);
     const timer = setTimeout(close, deadline - Date.now());
+    const pending = this.#unwrittenHttpAnswers(socket);
     const written = () => {
       clearTimeout(timer);
       release();
+      pending.delete(written);
     };
+    pending.add(written);
     res.once('finish', written).once('close', written);
+  }
+
+  /**
+   * The answers of `socket` still unwritten, each released when the socket closes: node:http never
+   * finishes, nor closes, the answers it queued behind one a client does not read, and those of
+   * a pipelining client that went away stayed counted, with their bodies, for good.
+   */
+  #unwrittenHttpAnswers(socket: Socket): Set<() => void> {
+    let pending = this.#httpAnswers.get(socket);
+    if (pending === undefined) {
+      const answers = new Set<() => void>();
+      socket.once('close', () => {
+        for (const written of [...answers]) written();
+      });
+      this.#httpAnswers.set(socket, answers);
+      pending = answers;
+    }
+    return pending;
   }
 
   /**
