@@ -17,6 +17,7 @@ import {
   type LogMatch,
   type PluginContext,
 } from '@evmnode/core';
+import { BacklogTrend } from './backlog-trend.js';
 import { PushLoad } from './push-load.js';
 
 interface Subscription {
@@ -97,8 +98,7 @@ export class SubscriptionHub {
   #logsPushed = Promise.resolve();
   /** Logs of the blocks committed and not yet pushed whole. */
   #unpushedLogs = 0;
-  /** {@link #unpushedLogs} as the last block left it. */
-  #unpushedAtLastBlock = 0;
+  readonly #backlog = new BacklogTrend();
   /** What the push under way has cost each client; undefined between pushes. */
   #pushLoad: PushLoad | undefined;
   /** What the last push finished cost each client. */
@@ -120,10 +120,7 @@ export class SubscriptionHub {
     this.#stopListening = this.chain.onBlock((committed) => {
       const logs = committed.receipts.reduce((total, receipt) => total + receipt.logs.length, 0);
       this.#unpushedLogs += logs;
-      // A backlog the pushes are working off sheds no one: once the clients that held it back are
-      // gone, the blocks left are pushed to the others in a few turns.
-      const growing = this.#unpushedLogs > this.#unpushedAtLastBlock;
-      this.#unpushedAtLastBlock = this.#unpushedLogs;
+      const growing = this.#backlog.grows(this.#unpushedLogs);
       if (logs > 0 && growing && this.#unpushedLogs > this.limits.maxUnpushedLogs) this.#shedHeaviest();
       // Headers and logs each go one block after another, each block whole, but apart: a block's
       // logs may take seconds to push to a heavy subscriber, and no one's headers wait for them.
