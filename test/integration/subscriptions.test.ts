@@ -100,6 +100,32 @@ function framesOf(client: WsClient): string[] {
   return frames;
 }
 
+/**
+ * Two blocks of `logs` logs each, one transaction of one of dev wallets `wallets` filling each;
+ * their heights, in order.
+ */
+async function twoBlocksOfLogs(
+  url: string,
+  wallets: readonly [number, number],
+  logs: number,
+): Promise<[number, number]> {
+  const raws = await Promise.all(
+    wallets.map((index) => sign(devWallet(index), { nonce: 0, data: manyLogsInit(logs), gasLimit: 12_000_000n })),
+  );
+  const hashes = await Promise.all(raws.map((raw) => submit(url, raw)));
+  const heights = await Promise.all(
+    hashes.map(async (hash) => Number((await waitForReceipt(url, hash, 60_000)).blockNumber)),
+  );
+  const [first, second] = heights.sort((a, b) => a - b) as [number, number];
+  expect(second, 'the second block').to.be.above(first);
+  return [first, second];
+}
+
+/** `[blockNumber, logIndex]` of every log of blocks `heights`, `logs` a block, in chain order. */
+function logPlaces(heights: readonly number[], logs: number): number[][] {
+  return heights.flatMap((height) => Array.from({ length: logs }, (_, index) => [height, index]));
+}
+
 let nextRequestId = 1;
 
 /** eth_subscribe that must succeed: checks the answer's shape and the ID's form. */
@@ -1122,14 +1148,7 @@ describe('eth_subscribe: subscriptions that hold the pushes behind the chain', f
       // Two blocks of 28,000 logs (one transaction fills a block). Pushing the first to the heavy
       // client's subscriptions (560,000 notifications) takes many times as long as making the
       // second, whose commit then leaves 56,000 logs unpushed.
-      const raws = await Promise.all(
-        [8, 9].map((index) => sign(devWallet(index), { nonce: 0, data: manyLogsInit(LOGS), gasLimit: 12_000_000n })),
-      );
-      const hashes = await Promise.all(raws.map((raw) => submit(node.url, raw)));
-      const heights = await Promise.all(
-        hashes.map(async (hash) => Number((await waitForReceipt(node.url, hash, 60_000)).blockNumber)),
-      );
-      expect(new Set(heights).size).to.equal(2);
+      const heights = await twoBlocksOfLogs(node.url, [8, 9], LOGS);
 
       expect(await heavy!.closed).to.deep.equal({
         code: 1008,
@@ -1166,25 +1185,14 @@ describe('eth_subscribe: subscriptions that hold the pushes behind the chain', f
       }
       const honestLogs = await subscribe(honest!, ['logs', {}]);
 
-      const raws = await Promise.all(
-        [6, 7].map((index) => sign(devWallet(index), { nonce: 0, data: manyLogsInit(LOGS), gasLimit: 12_000_000n })),
-      );
-      const hashes = await Promise.all(raws.map((raw) => submit(node.url, raw)));
-      const heights = await Promise.all(
-        hashes.map(async (hash) => Number((await waitForReceipt(node.url, hash, 60_000)).blockNumber)),
-      );
-      expect(new Set(heights).size).to.equal(2);
+      const [first, second] = await twoBlocksOfLogs(node.url, [6, 7], LOGS);
 
       const reason = `subscriptions more than ${MAX_UNPUSHED_LOGS} logs behind the chain`;
       expect(await heavy!.closed).to.deep.equal({ code: 1008, reason });
       expect(await heavyAgain!.closed).to.deep.equal({ code: 1008, reason });
       await until(() => honest!.notifications.length === 2 * LOGS, "the honest client's logs", 60_000);
       const received = resultsOf(honest!, honestLogs).map((log) => [Number(log.blockNumber), Number(log.logIndex)]);
-      const [first, second] = [...heights].sort((a, b) => a - b);
-      expect(received).to.deep.equal([
-        ...Array.from({ length: LOGS }, (_, index) => [first, index]),
-        ...Array.from({ length: LOGS }, (_, index) => [second, index]),
-      ]);
+      expect(received).to.deep.equal(logPlaces([first, second], LOGS));
       expect(honest!.socket.readyState).to.equal(honest!.socket.OPEN);
     } finally {
       for (const client of [heavy, heavyAgain, honest]) client?.close();
@@ -1203,23 +1211,12 @@ describe('eth_subscribe: subscriptions that hold the pushes behind the chain', f
       stalled!.socket.pause();
       const honestLogs = await subscribe(honest!, ['logs', {}]);
 
-      const raws = await Promise.all(
-        [4, 5].map((index) => sign(devWallet(index), { nonce: 0, data: manyLogsInit(LOGS), gasLimit: 12_000_000n })),
-      );
-      const hashes = await Promise.all(raws.map((raw) => submit(node.url, raw)));
-      const heights = await Promise.all(
-        hashes.map(async (hash) => Number((await waitForReceipt(node.url, hash, 60_000)).blockNumber)),
-      );
-      expect(new Set(heights).size).to.equal(2);
+      const [first, second] = await twoBlocksOfLogs(node.url, [4, 5], LOGS);
 
       await until(() => honest!.notifications.length === 2 * LOGS, "the honest client's logs", 60_000);
-      const [first, second] = [...heights].sort((a, b) => a - b);
       expect(
         resultsOf(honest!, honestLogs).map((log) => [Number(log.blockNumber), Number(log.logIndex)]),
-      ).to.deep.equal([
-        ...Array.from({ length: LOGS }, (_, index) => [first, index]),
-        ...Array.from({ length: LOGS }, (_, index) => [second, index]),
-      ]);
+      ).to.deep.equal(logPlaces([first, second], LOGS));
       expect(honest!.socket.readyState).to.equal(honest!.socket.OPEN);
       stalled!.socket.resume();
       expect([1006, 1008]).to.include((await stalled!.closed).code);
@@ -1259,18 +1256,10 @@ describe("eth_subscribe: headers while a heavy subscriber's logs are being pushe
 
       // Two blocks of 28,000 logs (one transaction fills a block): pushing the first's to the heavy
       // client (280,000 notifications) takes seconds, the second commits long before that.
-      const raws = await Promise.all(
-        [8, 9].map((index) => sign(devWallet(index), { nonce: 0, data: manyLogsInit(LOGS), gasLimit: 12_000_000n })),
-      );
-      const hashes = await Promise.all(raws.map((raw) => submit(node.url, raw)));
-      const heights = await Promise.all(
-        hashes.map(async (hash) => Number((await waitForReceipt(node.url, hash, 60_000)).blockNumber)),
-      );
-      const [first, second] = heights.sort((a, b) => a - b);
-      expect(second).to.be.above(first!);
-      await untilHead(watcher!, heads, second!);
+      const [, second] = await twoBlocksOfLogs(node.url, [8, 9], LOGS);
+      await untilHead(watcher!, heads, second);
       // The second block's header came while the first block's logs were still being pushed.
-      expect(heavyAtHeader.get(second!)).to.be.below(LOGS * HEAVY_SUBSCRIPTIONS);
+      expect(heavyAtHeader.get(second)).to.be.below(LOGS * HEAVY_SUBSCRIPTIONS);
       // Its logs follow whole, in order, after the first block's.
       await until(() => heavyNotifications === 2 * LOGS * HEAVY_SUBSCRIPTIONS, 'every log pushed', 60_000);
       const pushed = resultsOf(watcher!, heads).map((header) => Number(header.number));
