@@ -98,6 +98,7 @@ export class SubscriptionHub {
   #logsPushed = Promise.resolve();
   /** Logs of the blocks committed and not yet pushed whole. */
   #unpushedLogs = 0;
+  /** Whether {@link #unpushedLogs} keeps growing. */
   readonly #backlog = new BacklogTrend();
   /** What the push under way has cost each client; undefined between pushes. */
   #pushLoad: PushLoad | undefined;
@@ -168,13 +169,13 @@ export class SubscriptionHub {
 
   /**
    * Closes the connections of the client whose logs subscriptions have cost the push under way
-   * and the one before it the most, of those holding logs subscriptions now, ending their
-   * subscriptions at once, unless those clients together cost less than half of those pushes
-   * (the others left):
-   * otherwise the blocks waiting for their logs' push, and everyone's logs with them, pile up
-   * without bound (a client reading 28,000 logs a block on each of 20 subscriptions). Its new
-   * connections count as its old ones did: a client that reconnects at once is shed again, not
-   * the others of the push it held back.
+   * and the one before it the most, of the clients holding logs subscriptions now, ending their
+   * subscriptions at once: otherwise the blocks waiting for their logs' push, and everyone's logs
+   * with them, pile up without bound (a client reading 28,000 logs a block on each of 20
+   * subscriptions). Its new connections count as its old ones did: a client that reconnects at
+   * once is shed again, not the others of the push it held back. No one is closed while the
+   * clients holding subscriptions cost less than half of those pushes: the others, gone, held
+   * them back.
    */
   #shedHeaviest(): void {
     const load = this.#pushLoad;
