@@ -164,6 +164,35 @@ describe('debug-trace: methods, errors and limits', () => {
     expect(narrowed.structLogs).to.have.length(4 + 1024 * 7 + 1);
   });
 
+  it('refuses call frames past 32 MiB as JSON, and serves the same call with fewer frames or onlyTopCall', async () => {
+    // Code that calls RECIPIENT `count` times with 1 KiB of calldata: 20,000 calls make about
+    // 45 MB of callTracer JSON, from 3M gas.
+    const caller = (count: number) =>
+      `0x62${count.toString(16).padStart(6, '0')}5b5f5f6104005f5f60${RECIPIENT.slice(-2)}5af150600190038060045700`;
+    const contract = '0x00000000000000000000000000000000000000c1';
+    const traceOf = (count: number, tracer: string, tracerConfig = {}) =>
+      rpc(node.url, 'debug_traceCall', [
+        { from: devWallet(5).address, to: contract, gas: '0x989680' },
+        'latest',
+        { tracer, tracerConfig, stateOverrides: { [contract]: { code: caller(count) } } },
+      ]);
+    const tooLarge = { code: -32000, message: 'trace too large: its call frames pass 32 MiB as JSON' };
+    expect((await traceOf(20_000, 'callTracer')).error).to.deep.equal(tooLarge);
+    expect((await traceOf(20_000, 'flatCallTracer')).error).to.deep.equal(tooLarge);
+
+    const top = (await traceOf(20_000, 'callTracer', { onlyTopCall: true })).result;
+    expect(top).to.include({ from: devWallet(5).address.toLowerCase(), to: contract, type: 'CALL' });
+    expect(top).to.not.have.property('calls');
+    const input = `0x${'00'.repeat(1024)}`;
+    const few = (await traceOf(100, 'callTracer')).result;
+    expect(few.calls).to.have.length(100);
+    expect(few.calls[99]).to.include({ from: contract, to: RECIPIENT, input, value: '0x0', type: 'CALL' });
+    const flat = (await traceOf(100, 'flatCallTracer')).result;
+    expect(flat).to.have.length(101);
+    expect(flat[100].traceAddress).to.deep.equal([99]);
+    expect(flat[100].action).to.include({ callType: 'call', from: contract, to: RECIPIENT, input });
+  });
+
   it("refuses a block's traces past 128 MiB in all, though each transaction's is within its own budget", async () => {
     // Init code that grows memory to 1.5 KiB, then loops 1,024 times: with enableMemory, about 24 MB
     // of struct logs a transaction, six of them in the block.

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventLoopTurns, type ChainReader, type PluginContext, type Replayer } from '@evmnode/core';
+import { jsonOf } from '../block-trace-json.js';
 import { tracerNamed } from '../tracers/index.js';
 import { tracersTogether, type TracersTogether } from '../tracers/mux-tracer.js';
 import { yielding } from '../tracers/yielding.js';
@@ -27,6 +28,11 @@ const IDLE_WINDOW_MS = 50;
 const BUSY_SHARE = 0.5;
 /** ...or once it has waited this long, so that baking still moves while the node is never idle. */
 const MAX_WAIT_MS = 5_000;
+/**
+ * The most a block's baked results may weigh, all tracers together: each transaction's are bounded,
+ * but a block of many large ones is left to live traces rather than held whole to be stored.
+ */
+const MAX_BAKED_BLOCK_BYTES = 128 * 1024 * 1024;
 
 /**
  * Bakes committed blocks' traces into the {@link TraceStore} in the background (decisions.md D7):
@@ -153,15 +159,21 @@ export class TraceBaker {
       },
       { signal: this.#stopped.signal, background: true },
     );
-    // A block's results are tens of milliseconds of JSON: written in turns, they hold up no block.
+    // Each transaction's results are made JSON in turns of their own: they hold up no block.
     const turns = new EventLoopTurns();
     const baked: BakedTransaction[] = [];
+    let bytes = 0;
     for (const [index, outcome] of outcomes.entries()) {
       await turns.pause();
       const byTracer = await tracers[index]!.results(outcome);
       const results = Object.fromEntries(
-        byTracer.map(([tracer, result]) => [tracer, JSON.stringify(result)]),
+        byTracer.map(([tracer, result]) => {
+          const json = jsonOf(result);
+          bytes += json.length;
+          return [tracer, json.bytes.toString('utf8')];
+        }),
       ) as Record<BakedTracer, string>;
+      if (bytes > MAX_BAKED_BLOCK_BYTES) throw new Error(`the block's traces pass ${MAX_BAKED_BLOCK_BYTES} bytes`);
       baked.push({ index: outcome.index, results });
     }
     return baked;

@@ -5,7 +5,7 @@ export const BAKED_TRACERS = { callTracer: 1, flatCallTracer: 2, prestateTracer:
 
 export type BakedTracer = keyof typeof BAKED_TRACERS;
 
-/** One transaction's baked results: each baked tracer's JSON, as `JSON.stringify` wrote it. */
+/** One transaction's baked results: each baked tracer's JSON, as the tracer wrote it. */
 export interface BakedTransaction {
   readonly index: number;
   readonly results: Readonly<Record<BakedTracer, string>>;

@@ -1,6 +1,7 @@
-import { bigIntToHex, bytesToHex } from '@ethereumjs/util';
+import { bigIntToHex } from '@ethereumjs/util';
 import { boolean, objectOf, type TraceSubject } from '@evmnode/core';
-import { CallFrameRecorder, type CallFrame } from './call-frames.js';
+import { CALL_FRAMES_BOUND, CallFrameRecorder, type CallFrame } from './call-frames.js';
+import { jsonInTurns } from './json-in-turns.js';
 import type { TracerFactory } from './tracer.js';
 import { tracerOptions } from './tracer-options.js';
 
@@ -42,11 +43,11 @@ interface FlatOptions {
 }
 
 /** geth's `flatCallTracer`: callTracer's frames, flattened in parity's format. */
-export const flatCallTracer: TracerFactory = (subject, config) => {
+export const flatCallTracer: TracerFactory = (subject, config, run) => {
   const { convertParityErrors = false, includePrecompiles = false } = tracerOptions(config, flatCallTracerConfig);
-  const recorder = new CallFrameRecorder(subject);
+  const recorder = new CallFrameRecorder(subject, run.room);
   const options = { convertParityErrors, includePrecompiles, place: placeOf(subject) };
-  return { hooks: recorder.hooks, result: () => flatFrames(recorder.top, [], options) };
+  return { hooks: recorder.hooks, result: () => jsonInTurns(flatFrames(recorder.top, options), CALL_FRAMES_BOUND) };
 };
 
 /** Where the transaction is; geth leaves a call's (`debug_traceCall`) context empty. */
@@ -60,29 +61,47 @@ function placeOf(subject: TraceSubject): FlatOptions['place'] {
   };
 }
 
-/** `frame` and its sub-calls, depth first, as parity's trace entries. */
-function flatFrames(frame: CallFrame, traceAddress: number[], options: FlatOptions): Record<string, unknown>[] {
-  // Parity leaves out plain calls into precompiles.
-  const calls = options.includePrecompiles
-    ? frame.calls
-    : frame.calls.filter((call) => !(call.precompile && (call.type === 'CALL' || call.type === 'STATICCALL')));
+/** `top` and its sub-calls, depth first, as parity's trace entries, each made as the answer is written. */
+function* flatFrames(top: CallFrame, options: FlatOptions): Generator<Record<string, unknown>> {
+  const pending: { readonly frame: CallFrame; readonly traceAddress: readonly number[] }[] = [
+    { frame: top, traceAddress: [] },
+  ];
+  while (pending.length > 0) {
+    const { frame, traceAddress } = pending.pop()!;
+    // Parity leaves out plain calls into precompiles.
+    const calls = options.includePrecompiles
+      ? frame.calls
+      : frame.calls.filter((call) => !(call.precompile && (call.type === 'CALL' || call.type === 'STATICCALL')));
+    yield flatEntry(frame, calls.length, traceAddress, options);
+    for (let index = calls.length - 1; index >= 0; index--) {
+      pending.push({ frame: calls[index]!, traceAddress: [...traceAddress, index] });
+    }
+  }
+}
+
+/** One frame as a parity trace entry; bytes are written as hex by {@link jsonInTurns}. */
+function flatEntry(
+  frame: CallFrame,
+  subtraces: number,
+  traceAddress: readonly number[],
+  options: FlatOptions,
+): Record<string, unknown> {
   const error = frame.error !== undefined && options.convertParityErrors ? parityError(frame.error) : frame.error;
   // A revert's output says why; any other failure has no result.
   const hasResult = frame.error === undefined || frame.error === 'execution reverted';
   const { action, result, type } = actionOf(frame);
-  const entry = {
+  return {
     action,
     blockHash: options.place.blockHash,
     blockNumber: options.place.blockNumber,
     ...(error === undefined ? {} : { error }),
     ...(hasResult && result !== undefined ? { result } : {}),
-    subtraces: calls.length,
+    subtraces,
     traceAddress,
     transactionHash: options.place.transactionHash,
     transactionPosition: options.place.transactionPosition,
     type,
   };
-  return [entry, ...calls.flatMap((call, index) => flatFrames(call, [...traceAddress, index], options))];
 }
 
 /** A frame's `action`, `result` and `type`, keys in geth's order. */
@@ -107,12 +126,12 @@ function actionOf(frame: CallFrame): {
           creationMethod: frame.type.toLowerCase(),
           from: frame.from,
           gas: bigIntToHex(frame.gas),
-          init: bytesToHex(frame.input),
+          init: frame.input,
           value,
         },
         result: {
           ...(frame.to === undefined ? {} : { address: frame.to }),
-          code: bytesToHex(frame.output),
+          code: frame.output,
           gasUsed: bigIntToHex(frame.gasUsed),
         },
         type: 'create',
@@ -123,11 +142,11 @@ function actionOf(frame: CallFrame): {
           callType: frame.type.toLowerCase(),
           from: frame.from,
           gas: bigIntToHex(frame.gas),
-          input: bytesToHex(frame.input),
+          input: frame.input,
           ...(frame.to === undefined ? {} : { to: frame.to }),
           value,
         },
-        result: { gasUsed: bigIntToHex(frame.gasUsed), output: bytesToHex(frame.output) },
+        result: { gasUsed: bigIntToHex(frame.gasUsed), output: frame.output },
         type: 'call',
       };
   }

@@ -3,7 +3,6 @@ import type { InterpreterStep, Message } from '@ethereumjs/evm';
 import {
   Address,
   bigIntToBytes,
-  bytesToHex,
   createAddressFromString,
   createContractAddress,
   createContractAddress2,
@@ -11,7 +10,8 @@ import {
   equalsBytes,
   setLengthLeft,
 } from '@ethereumjs/util';
-import { boolean, InvalidInputError, isCodecError, objectOf, type TraceSubject } from '@evmnode/core';
+import { boolean, InvalidInputError, isCodecError, objectOf, type RawJson, type TraceSubject } from '@evmnode/core';
+import { jsonInTurns, MAX_TRANSACTION_TRACE_BYTES, type JsonBound } from './json-in-turns.js';
 import { isEmptyAccount, readAccount, readSlot, wordOf, type AccountState, type Word } from './prestate-account.js';
 import type { TracerFactory } from './tracer.js';
 
@@ -24,6 +24,15 @@ const prestateConfig = objectOf('native.prestateTracerConfig', {
 });
 
 type PrestateOptions = ReturnType<typeof prestateConfig.decode>;
+
+/** What the answer may weigh: a transaction that touches thousands of contracts prints all their code. */
+const PRESTATE_BOUND: JsonBound = {
+  maxBytes: MAX_TRANSACTION_TRACE_BYTES,
+  tooLarge: () =>
+    new InvalidInputError(
+      `trace too large: the accounts it touched pass ${MAX_TRANSACTION_TRACE_BYTES / 1024 / 1024} MiB as JSON`,
+    ),
+};
 
 const ZERO_WORD = wordOf(0n);
 /** EIP-7702's delegation designator: the code `0xef0100 || target`. */
@@ -164,9 +173,11 @@ class PrestateRecorder {
     for (const address of this.#empty) this.#pre.delete(address);
   }
 
-  result(): unknown {
-    if (!this.options.diffMode) return this.#printed(this.#pre);
-    return { post: this.#printed(this.#post), pre: this.#printed(this.#pre) };
+  result(): Promise<RawJson> {
+    const printed = this.options.diffMode
+      ? { post: this.#printed(this.#post), pre: this.#printed(this.#pre) }
+      : this.#printed(this.#pre);
+    return jsonInTurns(printed, PRESTATE_BOUND);
   }
 
   async #lookupAccount(address: Address): Promise<void> {
@@ -234,7 +245,7 @@ class PrestateRecorder {
     }
   }
 
-  /** Accounts as geth prints its `stateMap`: addresses and slots in order, empty fields left out. */
+  /** Accounts as geth prints its `stateMap`: addresses and slots in order, empty fields left out; code is written as hex by {@link jsonInTurns}. */
   #printed(accounts: ReadonlyMap<string, AccountChange>): Record<string, unknown> {
     const printed: Record<string, unknown> = {};
     for (const address of [...accounts.keys()].sort()) {
@@ -244,7 +255,7 @@ class PrestateRecorder {
         ...(account.balance === undefined ? {} : { balance: `0x${account.balance.toString(16)}` }),
         ...(account.code === undefined || account.code.length === 0 || this.options.disableCode
           ? {}
-          : { code: bytesToHex(account.code) }),
+          : { code: account.code }),
         ...(account.codeHash === undefined ? {} : { codeHash: account.codeHash }),
         ...(account.nonce === undefined || account.nonce === 0n ? {} : { nonce: Number(account.nonce) }),
         ...(storage.length === 0 ? {} : { storage: Object.fromEntries(storage) }),
