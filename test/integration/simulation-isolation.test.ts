@@ -16,6 +16,8 @@ const BLOCK_TIME_MS = 400;
 /** Runtime code without a JUMPDEST that calls itself twice (PUSH0 x5, ADDRESS, GAS, CALL, POP), then stops. */
 const SELF_CALLER = `0x${'5f5f5f5f5f305af150'.repeat(2)}00`;
 const SELF_CALLER_ADDRESS = '0x00000000000000000000000000000000000c0de5';
+/** Runtime code without a JUMPDEST that hashes 32 KiB of memory `times` times (PUSH2 0x8000, PUSH0, KECCAK256, POP). */
+const straightHashes = (times: number) => `0x${'6180005f2050'.repeat(times)}00`;
 
 interface Liveness {
   readonly slowestMs: number;
@@ -90,7 +92,9 @@ describe('CPU isolation of simulated calls', function () {
   describe('with a one-second simulation_evm_timeout', () => {
     let node: TestNode;
     before(async () => {
-      node = await startTestNode({ config: { evm: { simulation_evm_timeout: 1_000 } } });
+      node = await startTestNode({
+        config: { evm: { simulation_evm_timeout: 1_000, simulation_gas_limit: 200_000_000 } },
+      });
     });
     after(() => node.stop());
 
@@ -117,6 +121,19 @@ describe('CPU isolation of simulated calls', function () {
       ]);
       expect(answer.error).to.deep.equal({ code: -32000, message: 'execution aborted (timeout = 1s)' });
       expect(performance.now() - started).to.be.below(2_500);
+    });
+
+    it('stops code without loops or calls that is cheap in steps and long in time, and lets others run meanwhile', async () => {
+      // 16,000 hashes of 32 KiB, 99M gas: seconds of hashing in 64,000 steps.
+      const call = rpc(node.url, 'eth_call', [
+        { to: SELF_CALLER_ADDRESS, gas: '0x5f5e100' },
+        'latest',
+        { [SELF_CALLER_ADDRESS]: { code: straightHashes(16_000) } },
+      ]);
+      const { result, liveness } = await whileRunning(node.url, call);
+      expect(result.error).to.deep.equal({ code: -32000, message: 'execution aborted (timeout = 1s)' });
+      expect(liveness.elapsedMs).to.be.below(2_500);
+      expect(liveness.slowestMs).to.be.below(250);
     });
   });
 });

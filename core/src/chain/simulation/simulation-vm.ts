@@ -8,7 +8,6 @@ import { TracedOpcodes } from '../evm/traced-opcodes.js';
 import { NativeEffects } from '../native/native-effects.js';
 import { stateManagerAt, type StateCacheSizes } from '../state/world-state.js';
 
-const JUMPDEST = 0x5b;
 /** How long a simulated call computes before it lets other work run. */
 const TURN_MS = 10;
 
@@ -40,11 +39,6 @@ export class SimulationVm {
 
   static async create(chain: Chain): Promise<SimulationVm> {
     const state = stateManagerAt(chain.nodes, chain.common, undefined, SIMULATION_CACHES);
-    // Every loop passes a JUMPDEST: checking the clock there bounds a runaway call's time
-    // without a per-step hook (which would slow every call down). It is also where a long call
-    // gives the event loop a turn: the EVM never waits on I/O of its own while it computes, so
-    // without it one call would hold up block production, every other request and the
-    // concurrency limit (which could never see two calls at once).
     const holder: { simulation?: SimulationVm } = {};
     const nativeEffects = new NativeEffects();
     const tracedOpcodes = new TracedOpcodes();
@@ -61,16 +55,14 @@ export class SimulationVm {
       nativeEffects,
       deadline,
       tracedOpcodes,
-      customOpcodes: [
-        {
-          opcode: JUMPDEST,
-          opcodeName: 'JUMPDEST',
-          baseFee: 1,
-          logicFunction: () => holder.simulation?.checkClock(),
-        },
-      ],
     });
-    // Code without loops can still run for long by calling itself again and again: each call
+    // The interpreter asks every 1,024 steps or 16,384 gas of a frame: checking the clock there
+    // bounds a runaway call's time without a per-step hook (which would slow every call down). It
+    // is also where a long call gives the event loop a turn: the EVM never waits on I/O of its
+    // own while it computes, so without it one call would hold up block production, every other
+    // request and the concurrency limit (which could never see two calls at once).
+    vm.evm.turns = { pause: () => holder.simulation?.checkClock() };
+    // Code can also run for long by calling itself again and again, each frame short: each call
     // frame checks the clock as well.
     vm.evm.events?.on('beforeMessage', (_message, resolve) => {
       const turn = holder.simulation?.checkClock();
