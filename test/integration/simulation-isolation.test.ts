@@ -9,6 +9,7 @@ import {
   blake2fInput,
   pairingInput,
 } from '@evmnode/tools/bench/heavy-precompile-calls';
+import { devWallet, sign, submit, waitForReceipt } from '../support/chain-kit.js';
 import { rpc } from '../support/rpc-client.js';
 
 const BLOCK_TIME_MS = 400;
@@ -134,6 +135,55 @@ describe('CPU isolation of simulated calls', function () {
       expect(result.error).to.deep.equal({ code: -32000, message: 'execution aborted (timeout = 1s)' });
       expect(liveness.elapsedMs).to.be.below(2_500);
       expect(liveness.slowestMs).to.be.below(250);
+    });
+  });
+
+  describe("beside the chain's own precompile calls", () => {
+    let node: TestNode;
+    before(async () => {
+      node = await startTestNode({
+        plugins: ['eth-query', 'eth-send', 'debug-trace'],
+        config: { consensus: { block_time: BLOCK_TIME_MS } },
+      });
+    });
+    after(() => node.stop());
+
+    it("includes a transaction's long precompile call while clients' calls keep their threads busy", async () => {
+      // Each about 2 s of BLAKE2 rounds on a worker: two of them kept a block waiting 3 s when blocks shared their queue.
+      const heavy = [0, 1].map(() =>
+        rpc(node.url, 'eth_call', [{ to: BLAKE2F, data: blake2fInput(6_000_000), gas: '0x989680' }, 'latest']),
+      );
+      let callsDone = false;
+      void Promise.all(heavy).then(() => (callsDone = true));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const raw = await sign(devWallet(7), { nonce: 0, to: BLAKE2F, data: blake2fInput(200_000), gasLimit: 500_000n });
+      const receipt = await waitForReceipt(node.url, await submit(node.url, raw));
+      expect(receipt.status).to.equal('0x1');
+      expect(callsDone, 'the clients’ calls still computing').to.equal(false);
+      for (const answer of await Promise.all(heavy)) expect(answer.result).to.match(/^0x[0-9a-f]{128}$/);
+    });
+
+    it('stops the precompile computation of a trace whose client left, for the next call', async () => {
+      const left = new AbortController();
+      const trace = fetch(node.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'debug_traceCall',
+          params: [{ to: BLAKE2F, data: blake2fInput(9_500_000), gas: '0x989680' }, 'latest', { tracer: 'callTracer' }],
+        }),
+        signal: left.signal,
+      }).catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      left.abort();
+      expect(await trace).to.be.instanceOf(Error);
+      const started = performance.now();
+      const next = await rpc(node.url, 'eth_call', [{ to: BLAKE2F, data: blake2fInput(200_000) }, 'latest']);
+      expect(next.result).to.match(/^0x[0-9a-f]{128}$/);
+      // Behind the abandoned computation it would wait about 3 s.
+      expect(performance.now() - started).to.be.below(1_500);
     });
   });
 });

@@ -7,6 +7,7 @@ import { runTx, type Bloom, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { Chain } from './chain.js';
 import { ChainParams } from './chain-params.js';
 import { createChainVM } from './evm/chain-vm.js';
+import { precompileThreads, type ComputeDeadline } from './evm/precompile-threads.js';
 import type { TracedOpcodes } from './evm/traced-opcodes.js';
 import { associateSendersBeforeExecution } from './native/association.js';
 import { runPlainTransfer } from './plain-transfer.js';
@@ -46,12 +47,22 @@ export function executionBlock(header: ExecutionHeader, options: BlockOptions): 
   );
 }
 
-/** A VM that runs blocks on `state`: the chain's rules, and senders associated as they first sign. */
+/** What a VM that replays blocks for clients has beyond the producer's. */
+export interface ReplayVmOptions {
+  readonly tracedOpcodes: TracedOpcodes;
+  /** When a replay's precompile computation is abandoned: its client left. */
+  readonly deadline: ComputeDeadline;
+}
+
+/**
+ * A VM that runs blocks on `state`: the chain's rules, and senders associated as they first sign.
+ * A replay's expensive precompiles compute on the clients' threads, the node's own blocks' on the chain's.
+ */
 export async function createBlockVM(
   chain: Pick<Chain, 'common' | 'store' | 'denoms'>,
   state: MerkleStateManager,
   nativeEffects: NativeEffects,
-  tracedOpcodes?: TracedOpcodes,
+  replay?: ReplayVmOptions,
 ): Promise<VM> {
   const vm = await createChainVM({
     common: chain.common,
@@ -59,7 +70,8 @@ export async function createBlockVM(
     stateManager: state,
     denoms: chain.denoms,
     nativeEffects,
-    ...(tracedOpcodes === undefined ? {} : { tracedOpcodes }),
+    precompileThreads: replay === undefined ? precompileThreads.chain : precompileThreads.requests,
+    ...(replay === undefined ? {} : { tracedOpcodes: replay.tracedOpcodes, deadline: replay.deadline }),
   });
   associateSendersBeforeExecution(vm, chain.denoms);
   // A transaction may compute for as long as a block's gas allows (a 12M-gas loop: over 100 ms):

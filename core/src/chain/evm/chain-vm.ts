@@ -5,7 +5,7 @@ import { createVM, type VM } from '@ethereumjs/vm';
 import { blockHashes } from './block-hashes.js';
 import { installCodeAnalysisCache } from './code-analysis-cache.js';
 import { offloadedPrecompiles } from './offloaded-precompiles.js';
-import type { ComputeDeadline } from './precompile-threads.js';
+import type { ComputeDeadline, PrecompileThreads } from './precompile-threads.js';
 import type { TracedOpcodes } from './traced-opcodes.js';
 import type { ChainStore } from '../chain-store.js';
 import { CurrentMessage } from '../precompiles/current-message.js';
@@ -23,9 +23,9 @@ export interface ChainVmOptions {
   readonly denoms: Denoms;
   /** Where this VM's precompiles report native effects; read by whoever runs it. */
   readonly nativeEffects: NativeEffects;
-  /** Opcodes replaced for this VM only (the simulator's deadline check). */
-  readonly customOpcodes?: CustomOpcodes;
-  /** When a simulated call's precompile computation is abandoned; none for blocks. */
+  /** Where the expensive precompiles compute: `precompileThreads.chain` or `.requests`. */
+  readonly precompileThreads: PrecompileThreads;
+  /** When a client's precompile computation is abandoned; none for blocks. */
   readonly deadline?: ComputeDeadline;
   /** What tracers are told beyond the EVM's events; for VMs that trace (replays, simulated calls). */
   readonly tracedOpcodes?: TracedOpcodes;
@@ -39,10 +39,7 @@ export interface ChainVmOptions {
 export async function createChainVM(options: ChainVmOptions): Promise<VM> {
   await installCodeAnalysisCache();
   const currentMessage = new CurrentMessage();
-  const customOpcodes = [
-    ...(options.customOpcodes ?? []),
-    ...(options.tracedOpcodes?.customOpcodes(options.common) ?? []),
-  ];
+  const customOpcodes = options.tracedOpcodes?.customOpcodes(options.common) ?? [];
   const vm = await createVM({
     // A copy (it shares the rules; copying is shallow): ethereumjs' EVM subscribes to its Common's
     // events and never unsubscribes, so a Common shared by every VM would keep each VM ever built
@@ -52,7 +49,7 @@ export async function createChainVM(options: ChainVmOptions): Promise<VM> {
     blockchain: blockHashes(options.store),
     evmOpts: {
       customPrecompiles: [
-        ...offloadedPrecompiles(options.common, options.deadline),
+        ...offloadedPrecompiles(options.common, options.precompileThreads, options.deadline),
         ...chainPrecompiles({
           store: options.store,
           currentMessage,

@@ -1,6 +1,6 @@
 import type { Common } from '@ethereumjs/common';
 import { getActivePrecompiles, type CustomPrecompile, type PrecompileInput } from '@ethereumjs/evm';
-import { precompileThreads, type ComputeDeadline } from './precompile-threads.js';
+import type { ComputeDeadline, PrecompileThreads } from './precompile-threads.js';
 
 /**
  * The standard precompiles whose price allows long computations: modexp, BN254 pairing, BLAKE2 F
@@ -23,11 +23,15 @@ const INLINE_GAS = 100_000n;
 const POINT_EVALUATION_GAS = 50_000n;
 
 /**
- * The expensive standard precompiles, replaced by ones that compute on {@link precompileThreads}
- * when the call's gas allows a long computation. Results are those of the same functions, so
- * blocks and simulations execute alike; `deadline` abandons a simulated call's computation.
+ * The expensive standard precompiles, replaced by ones that compute on `threads` when the call's
+ * gas allows a long computation. Results are those of the same functions, so blocks and
+ * simulations execute alike; `deadline` abandons a simulated call's computation.
  */
-export function offloadedPrecompiles(common: Common, deadline: ComputeDeadline | undefined): CustomPrecompile[] {
+export function offloadedPrecompiles(
+  common: Common,
+  threads: PrecompileThreads,
+  deadline: ComputeDeadline | undefined,
+): CustomPrecompile[] {
   const active = getActivePrecompiles(common);
   const hardfork = common.hardfork();
   const offloaded: CustomPrecompile[] = [];
@@ -41,7 +45,7 @@ export function offloadedPrecompiles(common: Common, deadline: ComputeDeadline |
       function: (input: PrecompileInput) =>
         input.gasLimit < inlineGas
           ? inline(input)
-          : precompileThreads.run({ hardfork, address, data: input.data, gasLimit: input.gasLimit }, deadline),
+          : threads.run({ hardfork, address, data: input.data, gasLimit: input.gasLimit }, deadline),
     });
   }
   return offloaded;

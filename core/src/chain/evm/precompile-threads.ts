@@ -21,13 +21,17 @@ export interface ComputeDeadline {
   at(): number;
   /** The error the abandoned call fails with. */
   exceeded(): Error;
+  /** Fires when the caller no longer needs the computation (its client left): abandoned too, with the signal's reason. */
+  signal?(): AbortSignal | undefined;
 }
 
 interface QueuedJob {
   readonly job: PrecompileJob;
   readonly deadline: ComputeDeadline | undefined;
-  readonly resolve: (result: ExecResult) => void;
-  readonly reject: (error: Error) => void;
+  /** Settles the caller's promise. */
+  settle(outcome: { readonly result: ExecResult } | { readonly error: Error }): void;
+  /** Set while a worker runs the job: stops that worker and fails the job with `error`. */
+  stop?: ((error: Error) => void) | undefined;
 }
 
 /** A worker's memory bound: the largest precompile input fits a block's gas, far below this. */
@@ -37,7 +41,8 @@ const WORKER_HEAP_MB = 256;
  * Threads that run the expensive standard precompiles (BN254 pairing, BLAKE2 F, modexp, KZG point
  * evaluation, BLS12-381) off the event loop: one such call can compute for seconds (9.9M BLAKE2 rounds take about 3 s),
  * and inline it would stop every other call and block production meanwhile. A call past its
- * deadline terminates its worker, which is the only way to stop a computation already running.
+ * deadline, or whose caller gave up, terminates its worker, which is the only way to stop a
+ * computation already running.
  */
 export class PrecompileThreads {
   readonly #idle: Worker[] = [];
@@ -47,17 +52,38 @@ export class PrecompileThreads {
   constructor(private readonly size: number) {}
 
   run(job: PrecompileJob, deadline: ComputeDeadline | undefined): Promise<ExecResult> {
+    const signal = deadline?.signal?.();
+    if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
     return new Promise((resolve, reject) => {
-      this.#queue.push({ job, deadline, resolve, reject });
+      const abandoned = (): void => this.#abandon(queued, signal!.reason as Error);
+      const queued: QueuedJob = {
+        job,
+        deadline,
+        settle: (outcome) => {
+          signal?.removeEventListener('abort', abandoned);
+          if ('error' in outcome) reject(outcome.error);
+          else resolve(outcome.result);
+        },
+      };
+      signal?.addEventListener('abort', abandoned, { once: true });
+      this.#queue.push(queued);
       this.#next();
     });
+  }
+
+  /** Takes `queued` out of the queue, or stops the worker running it. */
+  #abandon(queued: QueuedJob, error: Error): void {
+    const at = this.#queue.indexOf(queued);
+    if (at < 0) return queued.stop?.(error);
+    this.#queue.splice(at, 1);
+    queued.settle({ error });
   }
 
   #next(): void {
     const queued = this.#queue.shift();
     if (queued === undefined) return;
     if (queued.deadline !== undefined && performance.now() > queued.deadline.at()) {
-      queued.reject(queued.deadline.exceeded());
+      queued.settle({ error: queued.deadline.exceeded() });
       return this.#next();
     }
     const worker = this.#idle.pop() ?? this.#spawn();
@@ -81,41 +107,35 @@ export class PrecompileThreads {
 
   #start(worker: Worker, queued: QueuedJob): void {
     let timer: NodeJS.Timeout | undefined;
-    const settle = (): void => {
+    const finished = (): void => {
       clearTimeout(timer);
+      queued.stop = undefined;
       worker.removeAllListeners('message').removeAllListeners('error').removeAllListeners('exit');
     };
     // A stopped or failed worker is replaced at once, so that the next call does not wait for
     // a new thread's start-up.
-    const retire = (): void => {
-      settle();
+    const retire = (error: Error): void => {
+      finished();
       void worker.terminate();
       this.#workers--;
       const replacement = this.#spawn();
       if (replacement !== undefined) this.#idle.push(replacement);
       this.#next();
+      queued.settle({ error });
     };
+    queued.stop = retire;
     worker.once('message', (reply: PrecompileReply) => {
-      settle();
+      finished();
       this.#idle.push(worker);
       this.#next();
-      if ('failure' in reply) queued.reject(new Error(reply.failure));
-      else queued.resolve(resultOf(reply));
+      queued.settle('failure' in reply ? { error: new Error(reply.failure) } : { result: resultOf(reply) });
     });
-    worker.once('error', (error) => {
-      retire();
-      queued.reject(error);
-    });
-    worker.once('exit', (code) => {
-      retire();
-      queued.reject(new Error(`precompile worker exited with code ${code}`));
-    });
-    if (queued.deadline !== undefined) {
-      const remaining = Math.max(queued.deadline.at() - performance.now(), 0);
-      timer = setTimeout(() => {
-        retire();
-        queued.reject(queued.deadline!.exceeded());
-      }, remaining);
+    worker.once('error', retire);
+    worker.once('exit', (code) => retire(new Error(`precompile worker exited with code ${code}`)));
+    const until = queued.deadline?.at() ?? Number.POSITIVE_INFINITY;
+    // A replay's computations have no deadline, only a signal.
+    if (Number.isFinite(until)) {
+      timer = setTimeout(() => retire(queued.deadline!.exceeded()), Math.max(until - performance.now(), 0));
     }
     worker.postMessage(queued.job);
   }
@@ -128,7 +148,16 @@ function resultOf(reply: Extract<PrecompileReply, { executionGasUsed: bigint }>)
 }
 
 /**
- * The process's precompile threads, shared by every VM: the computations are pure, and two cores'
- * worth of threads serve all of them. Workers start on the first expensive call.
+ * The process's precompile threads, in two sets: the computations are pure, and a core or a few
+ * serve all of them. Workers start on the first expensive call.
  */
-export const precompileThreads = new PrecompileThreads(Math.max(1, Math.min(availableParallelism() - 1, 4)));
+export const precompileThreads = {
+  /**
+   * The blocks the node makes or replicates: never behind a client's computations. Two free
+   * `eth_call`s of 9.5M BLAKE2 rounds each held a block's one-transaction precompile call for 5 s
+   * when both shared one queue.
+   */
+  chain: new PrecompileThreads(1),
+  /** Simulated calls, traces and replays, for clients. */
+  requests: new PrecompileThreads(Math.max(1, Math.min(availableParallelism() - 1, 4))),
+} as const;

@@ -53,6 +53,8 @@ class ReplayPosition {
   nextTx: TypedTransaction | undefined;
   gasUsed = 0n;
   logIndex = 0;
+  /** The signal of the replay running on it: its precompile computations are abandoned when it fires. */
+  signal: AbortSignal | undefined;
   readonly baseFee: bigint;
 
   constructor(
@@ -172,6 +174,7 @@ export class BlockReplayer implements Replayer {
     const parent = await this.chain.stateBlockAt(height - 1);
     const position = (last !== undefined && this.#positions.take(height, last)) || (await this.#open(block, parent));
     const { state, evmBlock } = position;
+    position.signal = signal;
     const replayed: ReplayedTransaction[] = [];
     const count = last === undefined ? block.transactions.length : last + 1;
     const first = position.next;
@@ -257,7 +260,15 @@ export class BlockReplayer implements Replayer {
     await state.checkpoint();
     const nativeEffects = new NativeEffects();
     const tracedOpcodes = new TracedOpcodes();
-    const vm = await createBlockVM(this.chain, state, nativeEffects, tracedOpcodes);
+    const opened: { position?: ReplayPosition } = {};
+    const vm = await createBlockVM(this.chain, state, nativeEffects, {
+      tracedOpcodes,
+      deadline: {
+        at: () => Number.POSITIVE_INFINITY,
+        exceeded: () => new Error('a replay has no deadline'),
+        signal: () => opened.position?.signal,
+      },
+    });
     // As the producer began the block: the parent's hash into the history contract, then the native transactions.
     await storeParentHash(vm, BigInt(height), hexToBytes(block.header.parentHash));
     for (const hash of block.nativeTransactions) {
@@ -276,7 +287,8 @@ export class BlockReplayer implements Replayer {
       },
       this.#blockOptions,
     );
-    return new ReplayPosition(height, state, vm, nativeEffects, tracedOpcodes, evmBlock);
+    opened.position = new ReplayPosition(height, state, vm, nativeEffects, tracedOpcodes, evmBlock);
+    return opened.position;
   }
 
   /** Block `height`, when it can be replayed: not the genesis block, not above the head. */

@@ -3,7 +3,7 @@ import { equalsBytes, hexToBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import type { Chain } from '../chain.js';
 import { createChainVM } from '../evm/chain-vm.js';
-import type { ComputeDeadline } from '../evm/precompile-threads.js';
+import { precompileThreads, type ComputeDeadline } from '../evm/precompile-threads.js';
 import { TracedOpcodes } from '../evm/traced-opcodes.js';
 import { NativeEffects } from '../native/native-effects.js';
 import { stateManagerAt, type StateCacheSizes } from '../state/world-state.js';
@@ -25,6 +25,7 @@ const SIMULATION_CACHES: StateCacheSizes = { trieNodes: 2_000, entries: 2_000 };
 export class SimulationVm {
   /** `performance.now()` after which the running call is aborted. */
   #deadline = Number.POSITIVE_INFINITY;
+  #signal: AbortSignal | undefined;
   #nextTurn = 0;
   #root: Uint8Array | undefined;
 
@@ -42,10 +43,12 @@ export class SimulationVm {
     const holder: { simulation?: SimulationVm } = {};
     const nativeEffects = new NativeEffects();
     const tracedOpcodes = new TracedOpcodes();
-    // Expensive precompiles compute on worker threads; past the deadline their worker is stopped.
+    // Expensive precompiles compute on the clients' worker threads; past the deadline, or once
+    // the caller gave up, their worker is stopped.
     const deadline: ComputeDeadline = {
       at: () => holder.simulation?.deadline ?? Number.POSITIVE_INFINITY,
       exceeded: () => new SimulationTimeout(),
+      signal: () => holder.simulation?.signal,
     };
     const vm = await createChainVM({
       common: chain.common,
@@ -53,6 +56,7 @@ export class SimulationVm {
       stateManager: state,
       denoms: chain.denoms,
       nativeEffects,
+      precompileThreads: precompileThreads.requests,
       deadline,
       tracedOpcodes,
     });
@@ -78,15 +82,25 @@ export class SimulationVm {
     return this.#deadline;
   }
 
-  /** Starts the clock of a call that may run for `timeoutMs`. */
-  startClock(timeoutMs: number): void {
+  /** Fires when the running call's caller gave up on it. */
+  get signal(): AbortSignal | undefined {
+    return this.#signal;
+  }
+
+  /** Starts the clock of a call that may run for `timeoutMs`, and that stops when `signal` fires. */
+  startClock(timeoutMs: number, signal?: AbortSignal): void {
     const now = performance.now();
     this.#deadline = now + timeoutMs;
     this.#nextTurn = now + TURN_MS;
+    this.#signal = signal;
   }
 
-  /** Aborts the running call past its deadline; every {@link TURN_MS} lets the event loop run first. */
+  /**
+   * Aborts the running call past its deadline, or with the signal's reason once its caller gave
+   * up; every {@link TURN_MS} lets the event loop run first.
+   */
   checkClock(): Promise<void> | undefined {
+    this.#signal?.throwIfAborted();
     const now = performance.now();
     if (now > this.#deadline) throw new SimulationTimeout();
     if (now < this.#nextTurn) return undefined;
