@@ -523,6 +523,28 @@ describe('simulation: eth_call, eth_estimateGas, eth_estimateGasAfterCalls, eth_
         await result('eth_estimateGasAfterCalls', [check, [setterFromNobody], 'latest', funded], 'eth_estimateGas'),
       ).to.equal(after);
     });
+
+    it('gives the calls before the estimate one simulation_gas_limit between them', async () => {
+      const check = { to: target, input: input('requireStored', [13]) };
+      const setter = { from: sender.address, to: target, input: input('setStored', [13]) };
+      // A loop that uses all the gas it is given: JUMPDEST, PUSH1 0, JUMP.
+      const burner = { to: NOBODY };
+      const burnerCode = { [NOBODY]: { code: '0x5b600056' } };
+      const after = await result(
+        'eth_estimateGasAfterCalls',
+        [check, [setter, burner], 'latest', burnerCode],
+        'eth_estimateGas',
+      );
+      expect(Number(after)).to.be.above(21_000);
+      // Once the loop used the cap, the setter that follows has no gas left, and its change is not made.
+      expect(
+        (await rpc(node.url, 'eth_estimateGasAfterCalls', [check, [burner, setter], 'latest', burnerCode])).error,
+      ).to.deep.equal({
+        code: 3,
+        message: 'execution reverted: probe: stored differs',
+        data: errorData('probe: stored differs'),
+      });
+    });
   });
 
   describe('eth_createAccessList', () => {

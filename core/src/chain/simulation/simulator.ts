@@ -168,7 +168,7 @@ export class ChainSimulator implements Simulator {
     const parent = await this.#blockOf(ref, request);
     const cacheable = overrides === undefined && blockOverrides === undefined;
     return this.#remembered('call', parent, request, cacheable, () =>
-      this.#session(this.#callVms, parent, overrides, blockOverrides, request, async (session) => {
+      this.#session(this.#callVms, parent, overrides, blockOverrides, request, undefined, async (session) => {
         const gas = this.#callGas(request);
         const { returnValue, error } = await this.#attempt(session, request, gas).catch((failure: unknown) => {
           throw failure instanceof PrecheckError ? callPrecheckError(failure.message, gas) : failure;
@@ -194,8 +194,15 @@ export class ChainSimulator implements Simulator {
     const parent = await this.#blockOf(ref, request);
     const cacheable = overrides === undefined && precedingCalls.length === 0;
     return this.#remembered('estimate', parent, request, cacheable, () =>
-      this.#session(this.#callVms, parent, overrides, undefined, request, async (session) => {
-        for (const preceding of precedingCalls) await session.run(preceding, this.#callGas(preceding), true);
+      this.#session(this.#callVms, parent, overrides, undefined, request, undefined, async (session) => {
+        // The calls before share one cap, as one call would have it: thirty calls of the whole
+        // cap each computed for ten seconds.
+        let left = this.settings.gasCap;
+        for (const preceding of precedingCalls) {
+          const gas = this.#callGas(preceding);
+          const { result } = await session.run(preceding, gas < left ? gas : left, true);
+          left -= result.totalGasSpent;
+        }
         return this.#estimate(session, request).catch((failure: unknown) => {
           if (!(failure instanceof PrecheckError)) throw failure;
           throw new InvalidInputError(`failed with ${failure.gasLimit} gas: ${failure.message}`);
@@ -211,7 +218,7 @@ export class ChainSimulator implements Simulator {
    */
   async createAccessList(request: CallRequest, ref: BlockRef): Promise<AccessListResult> {
     const parent = await this.#blockOf(ref, request);
-    return this.#session(this.#callVms, parent, undefined, undefined, request, async (session) => {
+    return this.#session(this.#callVms, parent, undefined, undefined, request, undefined, async (session) => {
       const excluded = this.#accessListExclusions(session, request);
       let list: AccessListEntry[] = [...(request.accessList ?? [])];
       for (;;) {
@@ -245,44 +252,52 @@ export class ChainSimulator implements Simulator {
   ): Promise<TraceOutcome> {
     signal?.throwIfAborted();
     const parent = await this.#blockOf(ref, request);
-    const traced = this.#session(this.#traceVms, parent, overrides.state, overrides.block, request, async (session) => {
-      const { simulation, block } = session;
-      const gasLimit = this.#callGas(request);
-      simulation.nativeEffects.reset();
-      const tracer = tracerFor({
-        block: parent,
-        hash: undefined,
-        index: undefined,
-        firstLogIndex: 0,
-        coinbase: block.header.coinbase.toString(),
-        from: senderOf(request),
-        to: request.to,
-        value: request.value ?? 0n,
-        gasLimit,
-        gasPrice: gasPriceOf(request, block.header.baseFeePerGas ?? 0n),
-        input: request.input ?? new Uint8Array(0),
-        ...(request.authorizationList === undefined
-          ? {}
-          : { authorizationList: authorizationItemsOf(request).map(eoaCode7702AuthorizationListJSONItemToBytes) }),
-        state: simulation.state,
-      });
-      const detach = tracer === undefined ? undefined : attachTracer(simulation, tracer, signal);
-      let run: RunOutcome;
-      try {
-        // The state it leaves stays until the session ends, for the tracer's `finish`.
-        run = await session.run(request, gasLimit, true).catch((failure: unknown) => {
-          throw failure instanceof PrecheckError
-            ? new InvalidInputError(`tracing failed: ${failure.message}`)
-            : failure;
+    const traced = this.#session(
+      this.#traceVms,
+      parent,
+      overrides.state,
+      overrides.block,
+      request,
+      signal,
+      async (session) => {
+        const { simulation, block } = session;
+        const gasLimit = this.#callGas(request);
+        simulation.nativeEffects.reset();
+        const tracer = tracerFor({
+          block: parent,
+          hash: undefined,
+          index: undefined,
+          firstLogIndex: 0,
+          coinbase: block.header.coinbase.toString(),
+          from: senderOf(request),
+          to: request.to,
+          value: request.value ?? 0n,
+          gasLimit,
+          gasPrice: gasPriceOf(request, block.header.baseFeePerGas ?? 0n),
+          input: request.input ?? new Uint8Array(0),
+          ...(request.authorizationList === undefined
+            ? {}
+            : { authorizationList: authorizationItemsOf(request).map(eoaCode7702AuthorizationListJSONItemToBytes) }),
+          state: simulation.state,
         });
-      } finally {
-        detach?.();
-      }
-      if (belowUpfrontGas(run.error)) throw new InvalidInputError(`tracing failed: ${run.error}`);
-      const outcome = traceOutcomeOf(transactionResultOf(run.result));
-      await tracer?.finish?.(outcome);
-      return outcome;
-    });
+        const detach = tracer === undefined ? undefined : attachTracer(simulation, tracer, signal);
+        let run: RunOutcome;
+        try {
+          // The state it leaves stays until the session ends, for the tracer's `finish`.
+          run = await session.run(request, gasLimit, true).catch((failure: unknown) => {
+            throw failure instanceof PrecheckError
+              ? new InvalidInputError(`tracing failed: ${failure.message}`)
+              : failure;
+          });
+        } finally {
+          detach?.();
+        }
+        if (belowUpfrontGas(run.error)) throw new InvalidInputError(`tracing failed: ${run.error}`);
+        const outcome = traceOutcomeOf(transactionResultOf(run.result));
+        await tracer?.finish?.(outcome);
+        return outcome;
+      },
+    );
     // An abort inside the EVM comes out as the VM's failure: the signal's reason is the error.
     return traced.catch((error: unknown) => {
       signal?.throwIfAborted();
@@ -496,7 +511,7 @@ export class ChainSimulator implements Simulator {
   }
 
   /**
-   * Runs `work` on a VM at the state after `ref`'s block, with `overrides` applied, and reverts
+   * Runs `work` on a VM at the state after `ref`'s block, with `overrides` applied, until `signal` fires, and reverts
    * everything afterwards. A VM whose run threw is not reused: its state may be mid-checkpoint.
    */
   async #session<T>(
@@ -505,11 +520,12 @@ export class ChainSimulator implements Simulator {
     overrides: StateOverrides | undefined,
     blockOverrides: BlockOverrides | undefined,
     request: CallRequest,
+    signal: AbortSignal | undefined,
     work: (session: Session) => Promise<T>,
   ): Promise<T> {
     const simulation = await pool.acquire();
     let reusable = true;
-    simulation.startClock(this.settings.evmTimeoutMs);
+    simulation.startClock(this.settings.evmTimeoutMs, signal);
     try {
       await simulation.moveTo(parent.stateRoot);
       await simulation.state.checkpoint();
@@ -527,7 +543,8 @@ export class ChainSimulator implements Simulator {
         await simulation.state.revert();
       }
     } catch (error) {
-      reusable = !(error instanceof SimulationTimeout) && !isVmFault(error);
+      // A call stopped inside the EVM (its time up, or its caller gone) may leave it mid-checkpoint.
+      reusable = !(error instanceof SimulationTimeout) && !isVmFault(error) && signal?.aborted !== true;
       if (error instanceof PrecheckError) throw new InvalidInputError(error.message);
       if (error instanceof SimulationTimeout) {
         throw new InvalidInputError(`execution aborted (timeout = ${goDuration(this.settings.evmTimeoutMs)})`);
