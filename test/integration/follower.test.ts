@@ -236,6 +236,44 @@ describe('follower nodes', function () {
     }
   });
 
+  it('forward at most 128 transactions at once to a slow producer, and none the producer would refuse for size', async () => {
+    // A producer's endpoint that holds every request until the test ends.
+    const held: (() => void)[] = [];
+    const slow = createServer((request, response) => {
+      request.resume();
+      held.push(() => response.writeHead(503).end());
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    const follower = await startFollower(producer, undefined, {
+      follower: { upstream: producer.nativeUrl, upstream_rpc: slowUrl, poll_interval: 20 },
+    });
+    try {
+      const raw = await sign(devWallet(8), { to: devWallet(6).address, value: 1n, nonce: 0 });
+      const forwarded = Array.from({ length: 128 }, () => rpc(follower.url, 'eth_sendRawTransaction', [raw]));
+      while (held.length < 128) await sleep(10);
+      expect((await rpc(follower.url, 'eth_sendRawTransaction', [raw])).error).to.deep.equal({
+        code: -32005,
+        message: 'server busy: too many transactions being forwarded to the producer',
+      });
+      const oversized = await sign(devWallet(8), {
+        to: devWallet(6).address,
+        nonce: 0,
+        data: `0x${'01'.repeat(140_000)}`,
+        gasLimit: 3_000_000n,
+      });
+      expect((await rpc(follower.url, 'eth_sendRawTransaction', [oversized])).error.message).to.match(
+        /^oversized data: transaction size 14\d{4}, limit 131072/,
+      );
+      expect(held).to.have.length(128);
+      for (const answer of held) answer();
+      for (const answer of await Promise.all(forwarded)) expect(answer.error.code).to.equal(-32002);
+    } finally {
+      await follower.stop();
+      await new Promise((resolve) => slow.close(resolve));
+    }
+  });
+
   it('without upstream_rpc, refuse transactions, saying where to send them', async () => {
     const follower = await startFollower(producer);
     try {
