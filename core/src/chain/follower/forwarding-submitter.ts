@@ -1,17 +1,12 @@
 import { bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import type { TxSubmitter } from '../../api/tx-submitter.js';
-import { LimitExceededError, ResourceUnavailableError, RpcError } from '../../errors/rpc-error.js';
+import { ResourceUnavailableError, RpcError } from '../../errors/rpc-error.js';
 import { ChainParams } from '../chain-params.js';
 import { Rejections } from '../pool/rejections.js';
+import { ANY_CLIENT, forwardLimit } from './forward-limit.js';
 
 /** No forwarded call may hang the client waiting on it. */
 const REQUEST_TIMEOUT_MS = 10_000;
-/**
- * Transactions forwarded at once; more are refused at once. A producer that answers slowly
- * otherwise let clients pile up 15,000 forwards in flight, each on a connection of its own (2.6
- * GB and as many descriptors), for as long as it was slow.
- */
-export const MAX_FORWARDS_IN_FLIGHT = 128;
 
 interface RpcErrorObject {
   readonly code: number;
@@ -37,22 +32,14 @@ function isRpcErrorObject(error: unknown): error is RpcErrorObject {
  */
 export class ForwardingSubmitter implements TxSubmitter {
   #nextId = 1;
-  #inFlight = 0;
+  readonly #limit = forwardLimit();
 
   constructor(private readonly url: string) {}
 
   async submit(raw: Uint8Array): Promise<PrefixedHexString> {
     // The producer would refuse it: not worth a forward of up to a request's 5 MiB.
     if (raw.length > ChainParams.maxTxBytes) throw Rejections.oversized(raw.length, ChainParams.maxTxBytes);
-    if (this.#inFlight >= MAX_FORWARDS_IN_FLIGHT) {
-      throw new LimitExceededError('server busy: too many transactions being forwarded to the producer');
-    }
-    this.#inFlight++;
-    try {
-      return await this.#forward(raw);
-    } finally {
-      this.#inFlight--;
-    }
+    return this.#limit.run('eth_sendRawTransaction', ANY_CLIENT, () => this.#forward(raw));
   }
 
   async #forward(raw: Uint8Array): Promise<PrefixedHexString> {

@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import type { NativeCheckResult } from '../native/native-types.js';
+import { ANY_CLIENT, forwardLimit } from './forward-limit.js';
 
 /** What the follower reads of a CometBFT 0.38 `block` answer. */
 export interface CometBlock {
@@ -82,6 +83,7 @@ function errorText(error: unknown): string {
 /** The producer's native gateway, as a follower uses it: its head, its blocks one by one, and broadcasts. */
 export class UpstreamGateway {
   #nextId = 1;
+  readonly #broadcasts = forwardLimit();
 
   constructor(readonly url: string) {}
 
@@ -129,9 +131,9 @@ export class UpstreamGateway {
 
   /** `broadcast_tx_sync`: the producer's admission check of a native transaction. */
   async broadcast(raw: Uint8Array): Promise<NativeCheckResult> {
-    const result = await this.#call<Partial<BroadcastResult> | null>('broadcast_tx_sync', {
-      tx: Buffer.from(raw).toString('base64'),
-    });
+    const result = await this.#broadcasts.run('broadcast_tx_sync', ANY_CLIENT, () =>
+      this.#call<Partial<BroadcastResult> | null>('broadcast_tx_sync', { tx: Buffer.from(raw).toString('base64') }),
+    );
     if (!isBroadcastResult(result)) throw new Error(`broadcast_tx_sync at ${this.url}: the answer is not a result`);
     return {
       hash: Buffer.from(result.hash, 'hex'),
