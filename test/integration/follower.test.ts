@@ -30,6 +30,8 @@ type RelayMode =
   | 'forward'
   | 'status without a height'
   | 'status with a bare error'
+  | 'status past 32 MiB'
+  | 'status nested deep'
   | 'block without a block'
   | 'broadcast without a result';
 
@@ -56,9 +58,13 @@ async function relayOf(producer: TestNode, mode: () => RelayMode): Promise<{ url
         const answer =
           mode() === 'status with a bare error' && method === 'status'
             ? JSON.stringify({ jsonrpc: '2.0', id, error: 'producer busy' })
-            : broken === undefined
-              ? await (await fetch(producer.nativeUrl, { method: 'POST', body })).text()
-              : JSON.stringify({ jsonrpc: '2.0', id, result: broken });
+            : mode() === 'status past 32 MiB' && method === 'status'
+              ? JSON.stringify({ jsonrpc: '2.0', id, result: { padding: 'x'.repeat(32 * 1024 * 1024) } })
+              : mode() === 'status nested deep' && method === 'status'
+                ? `{"jsonrpc":"2.0","id":${id},"result":${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}}`
+                : broken === undefined
+                  ? await (await fetch(producer.nativeUrl, { method: 'POST', body })).text()
+                  : JSON.stringify({ jsonrpc: '2.0', id, result: broken });
         response.setHeader('content-type', 'application/json');
         response.end(answer);
       })();
@@ -465,6 +471,22 @@ describe('follower nodes', function () {
       mode = 'status with a bare error';
       await untilWarned(3);
       expect(warnings()[2]).to.equal(`status at ${relay.url}: "producer busy"`);
+      mode = 'forward';
+      await untilCaughtUp(follower, producer);
+
+      // Answers too large or too deep are refused before they are parsed, off the node's thread.
+      mode = 'status past 32 MiB';
+      await untilWarned(4);
+      expect(warnings()[3]).to.equal(`status at ${relay.url}: the answer passes 33554432 bytes`);
+      // An outage is logged once: the producer is reached again before the next.
+      mode = 'forward';
+      while (
+        !((await (await fetch(`${follower.url}/health`)).json()) as { upstreamReachable: boolean }).upstreamReachable
+      )
+        await sleep(20);
+      mode = 'status nested deep';
+      await untilWarned(5);
+      expect(warnings()[4]).to.equal(`status at ${relay.url}: exceeded max depth`);
       mode = 'forward';
       await untilCaughtUp(follower, producer);
 

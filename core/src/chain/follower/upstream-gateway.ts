@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import type { NativeCheckResult } from '../native/native-types.js';
 import { ANY_CLIENT, forwardLimit } from './forward-limit.js';
+import { parseRequestJson } from '../../rpc/request-json.js';
 
 /** What the follower reads of a CometBFT 0.38 `block` answer. */
 export interface CometBlock {
@@ -30,11 +31,11 @@ function asCometBlock(value: unknown): CometBlock | undefined {
 }
 
 /** A new-block event's block, or undefined for any other message: not JSON, or of another shape. */
-function pushedBlock(message: string): CometBlock | undefined {
+async function pushedBlock(message: Buffer): Promise<CometBlock | undefined> {
   // A new-block event's data holds the block as `block` serves it, and its results.
   let event: { result?: { data?: { value?: unknown } } } | null;
   try {
-    event = JSON.parse(message) as typeof event;
+    event = (await parseRequestJson(message)) as typeof event;
   } catch {
     return undefined;
   }
@@ -42,6 +43,14 @@ function pushedBlock(message: string): CometBlock | undefined {
   // The event's other fields (the block's results) are not kept.
   return pushed === undefined ? undefined : { block: pushed.block, block_id: pushed.block_id };
 }
+
+/**
+ * The most an answer or a push of the producer may weigh: a block of 60M gas holds at most about
+ * 15 MB of transactions. A larger one is refused unread; it held the follower's thread for
+ * seconds and its memory at gigabytes. What is read is parsed as requests are
+ * (`parseRequestJson`: long ones checked off the thread first, nesting and values bounded).
+ */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** The subscription query of new blocks. */
 const NEW_BLOCK_QUERY = "tm.event='NewBlock'";
@@ -110,7 +119,9 @@ export class UpstreamGateway {
    */
   watchNewBlocks(onBlock: (block: CometBlock) => void, retryMs: number, signal: AbortSignal): void {
     if (signal.aborted) return;
-    const socket = new WebSocket(`${this.url.replace(/^http/, 'ws').replace(/\/$/, '')}/websocket`);
+    const socket = new WebSocket(`${this.url.replace(/^http/, 'ws').replace(/\/$/, '')}/websocket`, {
+      maxPayload: MAX_ANSWER_BYTES,
+    });
     const stop = () => socket.terminate();
     signal.addEventListener('abort', stop, { once: true });
     socket.on('open', () =>
@@ -119,8 +130,9 @@ export class UpstreamGateway {
       ),
     );
     socket.on('message', (data: Buffer) => {
-      const block = pushedBlock(data.toString('utf8'));
-      if (block !== undefined) onBlock(block);
+      void pushedBlock(data).then((block) => {
+        if (block !== undefined && !signal.aborted) onBlock(block);
+      });
     });
     socket.on('error', () => socket.terminate());
     socket.on('close', () => {
@@ -153,10 +165,30 @@ export class UpstreamGateway {
       body: JSON.stringify({ jsonrpc: '2.0', id: this.#nextId++, method, params }),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
-    const answer = (await response.json()) as { result?: T; error?: unknown } | null;
+    const body = await cappedBody(response, method, this.url);
+    let answer: { result?: T; error?: unknown } | null;
+    try {
+      answer = (await parseRequestJson(body)) as typeof answer;
+    } catch (error) {
+      throw new Error(`${method} at ${this.url}: ${(error as Error).message}`);
+    }
     if (answer === null || typeof answer !== 'object')
       throw new Error(`${method} at ${this.url}: not a JSON-RPC answer`);
     if (answer.error !== undefined) throw new Error(`${method} at ${this.url}: ${errorText(answer.error)}`);
     return answer.result as T;
   }
+}
+
+/** The body of `response`, read up to {@link MAX_ANSWER_BYTES}: past them the answer is refused and its reading stopped. */
+async function cappedBody(response: Response, method: string, url: string): Promise<Buffer> {
+  if (response.body === null) return Buffer.alloc(0);
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  // Leaving the loop by a throw cancels the stream.
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    if (bytes > MAX_ANSWER_BYTES) throw new Error(`${method} at ${url}: the answer passes ${MAX_ANSWER_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, bytes);
 }
