@@ -31,6 +31,7 @@ type RelayMode =
   | 'status without a height'
   | 'status with a bare error'
   | 'status past 32 MiB'
+  | 'status of height 1'
   | 'status nested deep'
   | 'block without a block'
   | 'broadcast without a result';
@@ -50,11 +51,13 @@ async function relayOf(producer: TestNode, mode: () => RelayMode): Promise<{ url
         const broken =
           mode() === 'status without a height' && method === 'status'
             ? { sync_info: {} }
-            : mode() === 'block without a block' && method === 'block'
-              ? { block_id: { hash: 'AB' }, block: null }
-              : mode() === 'broadcast without a result' && method === 'broadcast_tx_sync'
-                ? { code: 0 }
-                : undefined;
+            : mode() === 'status of height 1' && method === 'status'
+              ? { sync_info: { latest_block_height: '1' } }
+              : mode() === 'block without a block' && method === 'block'
+                ? { block_id: { hash: 'AB' }, block: null }
+                : mode() === 'broadcast without a result' && method === 'broadcast_tx_sync'
+                  ? { code: 0 }
+                  : undefined;
         const answer =
           mode() === 'status with a bare error' && method === 'status'
             ? JSON.stringify({ jsonrpc: '2.0', id, error: 'producer busy' })
@@ -489,6 +492,25 @@ describe('follower nodes', function () {
       expect(warnings()[4]).to.equal(`status at ${relay.url}: exceeded max depth`);
       mode = 'forward';
       await untilCaughtUp(follower, producer);
+
+      // A producer whose head is below this node's, by more than max_lag_blocks (10), lost blocks or is another chain.
+      while (follower.node.chain.head().height < 13) await sleep(20);
+      mode = 'status of height 1';
+      let health: Response;
+      while ((health = await fetch(`${follower.url}/health`)).status === 200) await sleep(20);
+      const height = follower.node.chain.head().height;
+      expect(health.status).to.equal(503);
+      expect(await health.json()).to.deep.equal({
+        status: 'ahead',
+        role: 'follower',
+        height,
+        upstreamHeight: 1,
+        lagBlocks: 0,
+        upstreamReachable: true,
+        error: `the producer's head 1 is ${height - 1} blocks below this node's: it lost blocks, or is another chain`,
+      });
+      mode = 'forward';
+      while ((await fetch(`${follower.url}/health`)).status !== 200) await sleep(20);
 
       mode = 'broadcast without a result';
       const broadcast = { jsonrpc: '2.0', id: 1, method: 'broadcast_tx_sync', params: { tx: 'AQID' } };

@@ -57,6 +57,8 @@ export class BlockFollower {
   mismatch: ReplicaMismatch | undefined;
   /** The producer's head when it last answered. */
   #upstreamHeight = 0;
+  /** Set once the producer's head is known from its `status`. */
+  #upstreamKnown = false;
   /** Ends the pause between polls early: a block was pushed. */
   #wake: (() => void) | undefined;
   /** The last block pushed since the producer's head was last asked for. */
@@ -93,16 +95,25 @@ export class BlockFollower {
   }
 
   /**
-   * `/health`: unhealthy beyond `maxLagBlocks` behind the producer, once following stopped, or
-   * while its replicated blocks fail to be written. A producer that cannot be reached leaves every
+   * `/health`: unhealthy beyond `maxLagBlocks` behind the producer or ahead of it, once following
+   * stopped, or while its replicated blocks fail to be written. A producer that cannot be reached leaves every
    * follower as far behind as the others, so that alone does not take one out.
    */
   health(maxLagBlocks: number): HealthReport {
     const height = this.chain.head().height;
     const lagBlocks = Math.max(0, this.#upstreamHeight - height);
     const failure = this.producer.failure();
+    // A follower only ever takes the producer's blocks: a producer whose head is well below this
+    // node's lost blocks, or is another chain, and this node's are not its.
+    const aheadBlocks = this.#upstreamKnown ? height - this.#upstreamHeight : 0;
     let status = lagBlocks > maxLagBlocks ? 'behind' : 'ok';
     let problem: Record<string, unknown> = {};
+    if (aheadBlocks > maxLagBlocks) {
+      status = 'ahead';
+      problem = {
+        error: `the producer's head ${this.#upstreamHeight} is ${aheadBlocks} blocks below this node's: it lost blocks, or is another chain`,
+      };
+    }
     if (this.mismatch !== undefined) {
       status = 'stopped';
       problem = { error: this.mismatch.message };
@@ -149,6 +160,7 @@ export class BlockFollower {
           continue;
         }
         this.#upstreamHeight = await this.upstream.latestHeight();
+        this.#upstreamKnown = true;
         const ahead = new BlocksAhead(this.upstream, this.#upstreamHeight, (height, comet) =>
           this.#prepare(height, comet),
         );
