@@ -81,7 +81,7 @@ export type {
   TraceOutcome,
   TraceSubject,
 } from './api/replayer.js';
-export type { AccessListResult, Simulator } from './api/simulator.js';
+export type { AccessListResult, SimulationOptions, Simulator } from './api/simulator.js';
 export type { FoundLog, LogQuery, LogQueryLimits, LogRange, LogView } from './api/log-query.js';
 export type { BlockView, ChainViews, JsonObject } from './api/chain-views.js';
 export type { NativeLayer } from './api/native-layer.js';

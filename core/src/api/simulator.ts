@@ -9,6 +9,12 @@ export interface AccessListResult {
   readonly error?: string;
 }
 
+/** What a simulated call is run with beyond its arguments. */
+export interface SimulationOptions {
+  /** Fires when its caller no longer needs it (its client left): the call then stops, with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
 /**
  * Calls simulated on the state after any block the node keeps, as geth's `eth_call`,
  * `eth_estimateGas` and `eth_createAccessList` run them: no signature or nonce checks, the
@@ -22,6 +28,7 @@ export interface Simulator {
     ref: BlockRef,
     overrides?: StateOverrides,
     blockOverrides?: BlockOverrides,
+    options?: SimulationOptions,
   ): Promise<Uint8Array>;
   /**
    * `eth_estimateGas`: the least gas, within geth's 1.5%, with which the call succeeds; with
@@ -32,7 +39,8 @@ export interface Simulator {
     ref: BlockRef,
     overrides?: StateOverrides,
     precedingCalls?: readonly CallRequest[],
+    options?: SimulationOptions,
   ): Promise<bigint>;
   /** `eth_createAccessList`: a VM error is part of the result, not an error. */
-  createAccessList(request: CallRequest, ref: BlockRef): Promise<AccessListResult>;
+  createAccessList(request: CallRequest, ref: BlockRef, options?: SimulationOptions): Promise<AccessListResult>;
 }

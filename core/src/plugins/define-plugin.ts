@@ -5,7 +5,7 @@ import type { MethodDefinition, Transport } from '../rpc/define-method.js';
 import type { RequestHook } from '../rpc/request-hooks.js';
 
 /** The version of the API core offers plugins; a plugin declares the range it supports. */
-export const CORE_API_VERSION = '2.17.0';
+export const CORE_API_VERSION = '2.18.0';
 
 /** A plugin's service dependencies, by the names its setup receives them under. */
 export type ServiceDeps = Readonly<Record<string, ServiceToken<unknown>>>;

@@ -37,7 +37,7 @@ import type { BlockRecord } from '../records.js';
 import type { AccessListEntry, BlockOverrides, CallRequest, StateOverrides } from '../../rpc/call-codecs.js';
 import type { BlockRef } from '../../rpc/block-codecs.js';
 import { EventLoopTurns } from '../../rpc/event-loop-turns.js';
-import type { AccessListResult, Simulator } from '../../api/simulator.js';
+import type { AccessListResult, SimulationOptions, Simulator } from '../../api/simulator.js';
 import type { EvmTracer, TraceOutcome, TraceSubject } from '../../api/replayer.js';
 import { CrossVmError, InvalidInputError, type RpcError } from '../../errors/rpc-error.js';
 
@@ -164,11 +164,12 @@ export class ChainSimulator implements Simulator {
     ref: BlockRef,
     overrides?: StateOverrides,
     blockOverrides?: BlockOverrides,
+    { signal }: SimulationOptions = {},
   ): Promise<Uint8Array> {
     const parent = await this.#blockOf(ref, request);
     const cacheable = overrides === undefined && blockOverrides === undefined;
     return this.#remembered('call', parent, request, cacheable, () =>
-      this.#session(this.#callVms, parent, overrides, blockOverrides, request, undefined, async (session) => {
+      this.#session(this.#callVms, parent, overrides, blockOverrides, request, signal, async (session) => {
         const gas = this.#callGas(request);
         const { returnValue, error } = await this.#attempt(session, request, gas).catch((failure: unknown) => {
           throw failure instanceof PrecheckError ? callPrecheckError(failure.message, gas) : failure;
@@ -190,11 +191,12 @@ export class ChainSimulator implements Simulator {
     ref: BlockRef,
     overrides?: StateOverrides,
     precedingCalls: readonly CallRequest[] = [],
+    { signal }: SimulationOptions = {},
   ): Promise<bigint> {
     const parent = await this.#blockOf(ref, request);
     const cacheable = overrides === undefined && precedingCalls.length === 0;
     return this.#remembered('estimate', parent, request, cacheable, () =>
-      this.#session(this.#callVms, parent, overrides, undefined, request, undefined, async (session) => {
+      this.#session(this.#callVms, parent, overrides, undefined, request, signal, async (session) => {
         // The calls before share one cap, as one call would have it: thirty calls of the whole
         // cap each computed for ten seconds.
         let left = this.settings.gasCap;
@@ -216,9 +218,13 @@ export class ChainSimulator implements Simulator {
    * changing, as geth does. A VM error is part of the result, not an error. Addresses come in the
    * order first touched and slots sorted, as reth and anvil write them (geth's order is its maps').
    */
-  async createAccessList(request: CallRequest, ref: BlockRef): Promise<AccessListResult> {
+  async createAccessList(
+    request: CallRequest,
+    ref: BlockRef,
+    { signal }: SimulationOptions = {},
+  ): Promise<AccessListResult> {
     const parent = await this.#blockOf(ref, request);
-    return this.#session(this.#callVms, parent, undefined, undefined, request, undefined, async (session) => {
+    return this.#session(this.#callVms, parent, undefined, undefined, request, signal, async (session) => {
       const excluded = this.#accessListExclusions(session, request);
       let list: AccessListEntry[] = [...(request.accessList ?? [])];
       for (;;) {

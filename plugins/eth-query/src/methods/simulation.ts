@@ -16,7 +16,8 @@ const PENDING = { kind: 'tag', tag: 'pending' } as const;
 
 /**
  * §4.7: `eth_call`, the estimates and `eth_createAccessList`, all behind one fail-fast limiter of
- * `max_concurrent_simulation_calls` calls, of which one client may run `max_client_share`.
+ * `max_concurrent_simulation_calls` calls, of which one client may run `max_client_share`. A call
+ * whose client leaves stops, and frees its place.
  */
 export function simulationMethods(simulator: Simulator, maxConcurrent: number, clientShare: number) {
   const limiter = new FailFastLimiter(maxConcurrent, clientShare);
@@ -26,7 +27,7 @@ export function simulationMethods(simulator: Simulator, maxConcurrent: number, c
       params: [callRequest, blockRef.optional(LATEST_BLOCK), stateOverrides.optional(), blockOverrides.optional()],
       handler: ([call, block, overrides, blockFields], request) =>
         limiter.run('eth_call', request.clientId, async () =>
-          bytesToHex(await simulator.call(call, block, overrides, blockFields)),
+          bytesToHex(await simulator.call(call, block, overrides, blockFields, { signal: request.signal })),
         ),
     }),
     defineMethod({
@@ -34,7 +35,7 @@ export function simulationMethods(simulator: Simulator, maxConcurrent: number, c
       params: [callRequest, blockRef.optional(LATEST_BLOCK), stateOverrides.optional()],
       handler: ([call, block, overrides], request) =>
         limiter.run('eth_estimateGas', request.clientId, async () =>
-          toQuantity(await simulator.estimateGas(call, block, overrides)),
+          toQuantity(await simulator.estimateGas(call, block, overrides, [], { signal: request.signal })),
         ),
     }),
     defineMethod({
@@ -42,7 +43,7 @@ export function simulationMethods(simulator: Simulator, maxConcurrent: number, c
       params: [callRequest, arrayOf(callRequest), blockRef.optional(LATEST_BLOCK), stateOverrides.optional()],
       handler: ([call, calls, block, overrides], request) =>
         limiter.run('eth_estimateGasAfterCalls', request.clientId, async () =>
-          toQuantity(await simulator.estimateGas(call, block, overrides, calls)),
+          toQuantity(await simulator.estimateGas(call, block, overrides, calls, { signal: request.signal })),
         ),
     }),
     defineMethod({
@@ -50,7 +51,9 @@ export function simulationMethods(simulator: Simulator, maxConcurrent: number, c
       params: [callRequest, blockRef.optional(PENDING)],
       handler: ([call, block], request) =>
         limiter.run('eth_createAccessList', request.clientId, async () => {
-          const { accessList, gasUsed, error } = await simulator.createAccessList(call, block);
+          const { accessList, gasUsed, error } = await simulator.createAccessList(call, block, {
+            signal: request.signal,
+          });
           return { accessList, ...(error === undefined ? {} : { error }), gasUsed: toQuantity(gasUsed) };
         }),
     }),
