@@ -2,9 +2,15 @@ import { JsonChunks } from './json-chunks.js';
 import { RoomShare } from './room-share.js';
 import type { ResultRoom } from './tracer.js';
 
+/** A step, with about what it weighs as JSON. */
+interface Weighed<Log> {
+  readonly log: Log;
+  readonly bytes: number;
+}
+
 /** A call frame still open: its last step, and what its sub-calls logged after that step. */
 interface OpenFrame<Log> {
-  last: Log | undefined;
+  last: Weighed<Log> | undefined;
   after: JsonChunks;
 }
 
@@ -46,21 +52,23 @@ export class StructLogJson<Log> {
     this.#frames.push({ last: undefined, after: new JsonChunks(this.#room) });
   }
 
-  /** A step of the innermost frame. */
-  add(log: Log): void {
+  /** A step of the innermost frame, of about `bytes` as JSON. */
+  add(log: Log, bytes: number): void {
     this.#count++;
     if (this.#refused) return;
     const depth = this.#frames.length - 1;
     const frame = this.#frames[depth]!;
     if (frame.last !== undefined) this.#write(depth, frame.last);
-    frame.last = log;
+    frame.last = { log, bytes };
   }
 
   /** The innermost frame exits; `complete` gives its last step as it is to be written. */
   exit(complete: (last: Log) => Log = (last) => last): void {
     const depth = this.#frames.length - 1;
     const frame = this.#frames[depth]!;
-    if (!this.#refused && frame.last !== undefined) this.#write(depth, complete(frame.last));
+    if (!this.#refused && frame.last !== undefined) {
+      this.#write(depth, { log: complete(frame.last.log), bytes: frame.last.bytes });
+    }
     this.#frames.pop();
   }
 
@@ -75,11 +83,11 @@ export class StructLogJson<Log> {
     return [Buffer.from(prefix), ...this.#written.array(), Buffer.from(suffix)];
   }
 
-  /** Writes `log`, the last step of frame `depth`, then what its sub-calls logged after it. */
-  #write(depth: number, log: Log): void {
+  /** Writes `step`, the last of frame `depth`, then what its sub-calls logged after it. */
+  #write(depth: number, step: Weighed<Log>): void {
     const frame = this.#frames[depth]!;
     const segment = this.#segmentOf(depth);
-    this.#check(segment.append(log) && segment.appendAll(frame.after));
+    this.#check(segment.append(step.log, step.bytes) && segment.appendAll(frame.after));
   }
 
   /** Where the steps of frame `depth` are written: after the last step of the frame that opened it. */

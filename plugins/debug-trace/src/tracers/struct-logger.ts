@@ -88,11 +88,14 @@ function sortedSlots(storage: Map<string, string>): Record<string, string> {
  */
 const MAX_STRUCT_LOG_BYTES = 32 * 1024 * 1024;
 
+/** What a memory word weighs in JSON: 64 digits, `0x`, quotes and a comma. */
+const MEMORY_WORD_JSON_BYTES = 69;
+
 /** About what one step weighs in JSON: its fixed fields, each stack and memory word, each slot. */
 function jsonBytesOf(log: StructLog): number {
   let bytes = 80;
   for (const word of log.stack ?? []) bytes += word.length + 3;
-  bytes += (log.memory?.length ?? 0) * 69;
+  bytes += (log.memory?.length ?? 0) * MEMORY_WORD_JSON_BYTES;
   if (log.storage !== undefined) bytes += Object.keys(log.storage).length * 136;
   return bytes + (log.returnData?.length ?? 0);
 }
@@ -134,7 +137,14 @@ export const structLogger: TracerFactory = (_subject, config, run) => {
       log.stack = words;
     }
     if (withReturnData && frame.returnData !== '0x') log.returnData = frame.returnData;
-    if (withMemory && step.memoryWordCount > 0n) log.memory = memoryWords(step.memory);
+    if (withMemory && step.memoryWordCount > 0n) {
+      // Memory past the budget is not made words at all: a megabyte of it takes milliseconds a step.
+      if (logBytes + Number(step.memoryWordCount) * MEMORY_WORD_JSON_BYTES > MAX_STRUCT_LOG_BYTES) {
+        logBytes = MAX_STRUCT_LOG_BYTES + 1;
+        return;
+      }
+      log.memory = memoryWords(step.memory);
+    }
     if (withStorage) {
       const code = step.opcode.code;
       // As geth: the slot from the stack, the value loaded (SLOAD) or about to be stored (SSTORE).
@@ -154,9 +164,10 @@ export const structLogger: TracerFactory = (_subject, config, run) => {
     if (refund > 0n) log.refund = Number(refund);
     frame.lastOpcode = step.opcode.code;
     frame.lastStackLength = stack.length;
-    logBytes += jsonBytesOf(log);
+    const bytes = jsonBytesOf(log);
+    logBytes += bytes;
     // Past the budget nothing more is kept; the result then refuses to answer.
-    if (logBytes <= MAX_STRUCT_LOG_BYTES) logs.add(log);
+    if (logBytes <= MAX_STRUCT_LOG_BYTES) logs.add(log, bytes);
   };
 
   const hooks: EvmTracer = {
