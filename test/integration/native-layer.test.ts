@@ -134,6 +134,18 @@ describe('native layer: bank, auth, association, native transactions', function 
     expect(again).to.include({ code: 2, codespace: 'evm', log: 'account already has association set' });
   });
 
+  it('refuses a transaction at once while 1,000 wait for their admission check, as a full mempool', async () => {
+    // Undecodable: each fails its check at once, but all are asked for before any check runs.
+    const junk = Uint8Array.of(1, 2, 3);
+    const checks = await Promise.all(Array.from({ length: 1_100 }, () => native.submit(junk)));
+    const full = checks.filter((check) => check.code === 20);
+    expect(full).to.have.length(100);
+    expect(full[0]!.log).to.equal('mempool is full: 1000 transactions waiting to be checked: mempool is full');
+    expect(checks.slice(0, 1_000).every((check) => check.code !== 20)).to.equal(true);
+    // Once they are checked, the next waits for its own check again.
+    expect((await native.submit(junk)).code).to.equal(checks[0]!.code);
+  });
+
   it('refuses a free association of an account without funds', async () => {
     const signer = await nativeSigner(Wallet.createRandom().privateKey);
     // A send gives it an account, then it spends nothing: it holds no wei.

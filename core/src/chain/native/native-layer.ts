@@ -38,6 +38,14 @@ function decodeWithinBlockLimits(raw: Uint8Array, blockGas: bigint, simulation =
 }
 
 /**
+ * Transactions that may wait for their admission check at once, and their bytes: past either, one
+ * more is refused at once as from a full mempool. `broadcast_tx_async` answers before its check, so
+ * a flood of them otherwise queued without bound (RSS from 150 to 635 MB).
+ */
+const MAX_WAITING_ADMISSIONS = 1_000;
+const MAX_WAITING_ADMISSION_BYTES = 16 * 1024 * 1024;
+
+/**
  * The native side as the native gateway serves it: admission of native transactions (the
  * Tendermint CheckTx), their results once committed, and accounts and balances at the head.
  */
@@ -45,6 +53,8 @@ export class ChainNativeLayer implements NativeLayer {
   readonly #rules: NativeRules;
   /** Admissions run one at a time: a signer's next sequence depends on the one admitted before. */
   #admitting: Promise<unknown> = Promise.resolve();
+  #waiting = 0;
+  #waitingBytes = 0;
 
   constructor(
     private readonly chain: Chain,
@@ -63,7 +73,18 @@ export class ChainNativeLayer implements NativeLayer {
   /** Checks a transaction and admits it to the pool (code 0), or says why not, nothing applied. */
   submit(raw: Uint8Array): Promise<NativeCheckResult> {
     if (this.forward !== undefined) return this.forward(raw);
-    const admitted = this.#admitting.then(() => this.#admit(raw));
+    if (this.#waiting >= MAX_WAITING_ADMISSIONS || this.#waitingBytes + raw.length > MAX_WAITING_ADMISSION_BYTES) {
+      const full = `mempool is full: ${this.#waiting} transactions waiting to be checked`;
+      return Promise.resolve(refusal(sha256(raw), NativeError.sdk(SdkError.MempoolIsFull, full)));
+    }
+    this.#waiting++;
+    this.#waitingBytes += raw.length;
+    const admitted = this.#admitting
+      .then(() => this.#admit(raw))
+      .finally(() => {
+        this.#waiting--;
+        this.#waitingBytes -= raw.length;
+      });
     this.#admitting = admitted.catch(() => undefined);
     return admitted;
   }
