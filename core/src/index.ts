@@ -47,6 +47,7 @@ export {
 export { FailFastLimiter } from './rpc/fail-fast-limiter.js';
 export { EventLoopTurns } from './rpc/event-loop-turns.js';
 export { ConnectionLimits } from './transport/connection-limits.js';
+export { PipelineBound } from './transport/pipeline-bound.js';
 export { clientOf } from './transport/peer-address.js';
 export type { ConnectionLimitOptions } from './transport/connection-limits.js';
 export { FRESH_ANSWER_MS, HELD_ANSWERS_BUSY, HeldAnswers } from './transport/held-answers.js';

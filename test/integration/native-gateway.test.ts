@@ -990,34 +990,46 @@ describe('native gateway limits: batch size, response size, unread answers, conn
     }
   });
 
-  it('gives one client max_client_share of the 100 event WebSocket connections, so that others still subscribe', async () => {
+  it('gives one client max_client_share of the 100 subscription places, so that others still subscribe', async () => {
     // A share of 0.25: 25 of CometBFT's 100 subscription clients.
     const shared = await startTestNode({ plugins: ['native-gateway'], config: { evm: { max_client_share: 0.25 } } });
     const url = `${shared.nativeUrl.replace('http:', 'ws:')}/websocket`;
-    /** A connection from `localAddress`, or the HTTP status it was refused with. */
-    const open = (localAddress: string) =>
-      new Promise<WebSocket | number>((resolve, reject) => {
-        const socket = new WebSocket(url, { localAddress });
-        socket.once('open', () => resolve(socket));
-        socket.once('unexpected-response', (_request, response) => resolve(response.statusCode!));
-        socket.once('error', reject);
-      });
     const sockets: WebSocket[] = [];
+    /** A connection from `localAddress` and the answer to its subscription to new blocks. */
+    const subscribed = async (localAddress: string): Promise<[WebSocket, any]> => {
+      const socket = new WebSocket(url, { localAddress });
+      sockets.push(socket);
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      const answer = new Promise<any>((resolve) =>
+        socket.once('message', (data: Buffer) => resolve(JSON.parse(data.toString()))),
+      );
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscribe', params: ["tm.event='NewBlock'"] }));
+      return [socket, await answer];
+    };
     try {
-      for (let opened = 0; opened < 25; opened++) sockets.push((await open('127.0.0.1')) as WebSocket);
-      expect(sockets.every((socket) => socket instanceof WebSocket)).to.equal(true);
-      expect(await open('127.0.0.1')).to.equal(503);
-      const other = await open('127.0.0.2');
-      expect(other).to.be.instanceOf(WebSocket);
-      sockets.push(other as WebSocket);
+      const first: WebSocket[] = [];
+      for (let opened = 0; opened < 25; opened++) {
+        const [socket, answer] = await subscribed('127.0.0.1');
+        expect(answer).to.deep.equal({ jsonrpc: '2.0', id: 1, result: {} });
+        first.push(socket);
+      }
+      // The 26th connection opens, but its subscription is refused.
+      expect((await subscribed('127.0.0.1'))[1]).to.deep.equal({
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: -32603,
+          message: 'Internal error',
+          data: 'max_subscription_clients 100: this client holds its share (25) of them',
+        },
+      });
+      expect((await subscribed('127.0.0.2'))[1]).to.deep.equal({ jsonrpc: '2.0', id: 1, result: {} });
       // A closed connection gives its client's place back.
-      const closing = sockets.shift()!;
+      const closing = first[0]!;
       closing.close();
       await new Promise((resolve) => closing.once('close', resolve));
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const again = await open('127.0.0.1');
-      expect(again).to.be.instanceOf(WebSocket);
-      sockets.push(again as WebSocket);
+      expect((await subscribed('127.0.0.1'))[1]).to.deep.equal({ jsonrpc: '2.0', id: 1, result: {} });
     } finally {
       for (const socket of sockets) socket.terminate();
       await shared.stop();

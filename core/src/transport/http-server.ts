@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import { ConnectionLimits, MAX_IN_FLIGHT_PER_CONNECTION } from './connection-limits.js';
+import { ConnectionLimits } from './connection-limits.js';
+import { PipelineBound } from './pipeline-bound.js';
 import { allowedOrigin } from './cors-policy.js';
 import { RpcPostService, type PostAnswer, type PostHeaders } from './rpc-post.js';
 import type { HeldAnswers } from './held-answers.js';
@@ -23,39 +24,6 @@ type RequestListener = (req: IncomingMessage, res: ServerResponse) => Promise<vo
 
 /** The limit on a request line and its headers together (431 beyond), as node:http's default. */
 const MAX_HEADER_BYTES = 16 * 1024;
-
-/**
- * A connection as node:http holds it. `_paused` is its own flag for a connection it stopped
- * reading (a client that does not read its answers): while it is set, node:http resumes the
- * socket only through its drain handler, and pauses its parser after the bytes in hand.
- */
-type HttpSocket = Socket & { _paused?: boolean; parser?: { resume(): void } | null };
-
-function stopReading(socket: HttpSocket): void {
-  socket._paused = true;
-  socket.pause();
-}
-
-/**
- * Reads a connection again once it has room for more in flight, unless its answers wait
- * unwritten: node:http paused it for that too, under the same flag, and resumes it from its drain
- * handler.
- */
-function resumeReading(socket: HttpSocket): void {
-  if (socket._paused !== true || socket.writableNeedDrain) return;
-  socket._paused = false;
-  socket.parser?.resume();
-  socket.resume();
-}
-
-/**
- * Requests one HTTP connection may have in flight before it is closed. Reading stops at
- * {@link MAX_IN_FLIGHT_PER_CONNECTION}, but the rest of the chunk in hand is parsed (up to about
- * 1,600 small requests in 64 KiB), and node:http reads again whenever the answers drain into the
- * kernel: 40 connections that never read, pipelining `eth_getBlockByNumber`, had 176,000 requests
- * in flight and grew the heap to 3.3 GB. geth serves a connection's requests one at a time.
- */
-const MAX_PARSED_PER_CONNECTION = 2048;
 
 const BAD_TARGET_TEXT = 'malformed request target\n';
 /** Why a call stops whose client closed its connection: answered to nobody. */
@@ -119,8 +87,8 @@ export function limitConnections(server: Server, config: CoreConfig): void {
  * /metrics, CORS preflight and 405s. koa is loaded with the first such request: its modules would
  * add about 60 ms to every start. node:http keeps pipelined answers in order and stops reading a
  * connection whose answers are not read (it pauses the socket until they drain); slow answers
- * queue no output, so a connection also stops being read while it has
- * {@link MAX_IN_FLIGHT_PER_CONNECTION} requests in flight.
+ * queue no output, so a connection also stops being read while it has many requests in flight
+ * ({@link PipelineBound}).
  */
 @injectable()
 export class HttpTransport {
@@ -128,7 +96,7 @@ export class HttpTransport {
   readonly #service: RpcPostService;
   readonly #hostAllowed: HostCheck;
   /** Requests in flight per connection. */
-  readonly #pipelined = new WeakMap<Socket, number>();
+  readonly #pipeline = new PipelineBound();
   #operator: Promise<RequestListener> | undefined;
   #inFlight = 0;
   #drained: (() => void) | undefined;
@@ -184,14 +152,8 @@ export class HttpTransport {
       return;
     }
     const { socket } = req;
-    const pipelined = (this.#pipelined.get(socket) ?? 0) + 1;
-    if (pipelined > MAX_PARSED_PER_CONNECTION) {
-      socket.destroy();
-      return;
-    }
+    if (!this.#pipeline.admit(socket)) return;
     this.#inFlight++;
-    this.#pipelined.set(socket, pipelined);
-    if (pipelined >= MAX_IN_FLIGHT_PER_CONNECTION) stopReading(socket);
     let done = false;
     const finished = (error?: Error): void => {
       if (done) return;
@@ -201,10 +163,7 @@ export class HttpTransport {
         if (!res.headersSent) res.statusCode = 500;
         res.end();
       }
-      const left = this.#pipelined.get(socket)! - 1;
-      this.#pipelined.set(socket, left);
-      // Were its answers not read, node:http would pause it again at its next request.
-      if (left === MAX_IN_FLIGHT_PER_CONNECTION - 1) resumeReading(socket);
+      this.#pipeline.finish(socket);
       if (--this.#inFlight === 0) this.#drained?.();
     };
     if (req.method === 'POST') this.#servePost(req, res, finished);

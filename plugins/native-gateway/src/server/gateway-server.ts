@@ -5,11 +5,13 @@ import {
   clientOf,
   ConnectionLimits,
   parseRequestJson,
+  PipelineBound,
   runBoundedBatch,
   type HeldAnswers,
   type UnfinishedRequests,
 } from '@evmnode/core';
 import type { CallParams, GatewayMethod } from './gateway-method.js';
+import { clientTurn } from './client-turn.js';
 import { EventSockets } from './event-sockets.js';
 import { CometRpcError } from './rpc-error.js';
 import { requestTarget } from './request-target.js';
@@ -109,6 +111,8 @@ export class GatewayServer {
   readonly #methods: ReadonlyMap<string, GatewayMethod>;
   /** Per connection, the request being served: pipelined requests are served one at a time, as CometBFT does. */
   readonly #turns = new WeakMap<Socket, Promise<void>>();
+  /** What each connection has in flight: one pipelining thousands of requests stops being read. */
+  readonly #pipeline = new PipelineBound();
   /** The WebSocket endpoint, `/websocket`: the same methods, and event subscriptions. */
   readonly events: EventSockets;
 
@@ -120,16 +124,24 @@ export class GatewayServer {
     this.#methods = new Map(methods.map((method) => [method.name, method]));
     this.#server = createServer((req, res) => {
       const { socket } = req;
+      if (!this.#pipeline.admit(socket)) return;
       const arrived = Date.now();
+      const client = clientOf(socket.remoteAddress);
       const turn = (this.#turns.get(socket) ?? Promise.resolve())
         .then(() => whenDrained(socket))
-        .then(() => this.#serve(req, res))
-        .then(() => options.heldAnswers.guardHttpAnswer(res, socket, arrived + options.writeTimeoutMs))
+        .then(() => clientTurn(client))
+        .then(async () => {
+          // The requests queued behind one that closed the connection are answered to nobody.
+          if (socket.destroyed) return;
+          await this.#serve(req, res);
+          options.heldAnswers.guardHttpAnswer(res, socket, arrived + options.writeTimeoutMs);
+        })
         .catch((error: unknown) => {
           logger.error({ err: error }, 'native gateway request failed');
           if (!res.headersSent) res.statusCode = 500;
           res.end();
-        });
+        })
+        .finally(() => this.#pipeline.finish(socket));
       this.#turns.set(socket, turn);
     });
     this.#server.requestTimeout = options.readTimeoutMs;
@@ -140,10 +152,13 @@ export class GatewayServer {
       maxPerAddress: options.maxConnectionsPerAddress,
     }).attach(this.#server);
     this.events = new EventSockets(
-      options.maxBodyBytes,
-      options.clientShare,
-      options.heldAnswers,
-      options.unfinishedRequests,
+      {
+        maxMessageBytes: options.maxBodyBytes,
+        clientShare: options.clientShare,
+        idleTimeoutMs: options.idleTimeoutMs,
+        heldAnswers: options.heldAnswers,
+        unfinished: options.unfinishedRequests,
+      },
       (request) => this.#answer(request),
     );
     this.events.attach(this.#server);
