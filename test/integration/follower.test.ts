@@ -447,6 +447,12 @@ describe('follower nodes', function () {
     const untilWarned = async (count: number) => {
       while (warnings().length < count) await sleep(20);
     };
+    // An outage is logged once: the producer is reached again before the next.
+    const untilReachable = async () => {
+      const reachable = async () =>
+        ((await (await fetch(`${follower.url}/health`)).json()) as { upstreamReachable: boolean }).upstreamReachable;
+      while (!(await reachable())) await sleep(20);
+    };
     try {
       await untilWarned(1);
       expect(warnings()).to.deep.equal([`block 1 at ${relay.url}: the answer is not a block`]);
@@ -478,15 +484,12 @@ describe('follower nodes', function () {
       await untilCaughtUp(follower, producer);
 
       // Answers too large or too deep are refused before they are parsed, off the node's thread.
+      await untilReachable();
       mode = 'status past 32 MiB';
       await untilWarned(4);
       expect(warnings()[3]).to.equal(`status at ${relay.url}: the answer passes 33554432 bytes`);
-      // An outage is logged once: the producer is reached again before the next.
       mode = 'forward';
-      while (
-        !((await (await fetch(`${follower.url}/health`)).json()) as { upstreamReachable: boolean }).upstreamReachable
-      )
-        await sleep(20);
+      await untilReachable();
       mode = 'status nested deep';
       await untilWarned(5);
       expect(warnings()[4]).to.equal(`status at ${relay.url}: exceeded max depth`);
