@@ -15,7 +15,8 @@ function ignore(): void {}
 export function destroyWithOneError(socket: Socket): void {
   const destroy = socket.destroy.bind(socket);
   socket.destroy = (error?: Error) => {
-    if (error !== undefined || socket.writableLength === 0) return destroy(error);
+    // Destroyed already (ws destroys again as it closes): one listener is enough.
+    if (error !== undefined || socket.destroyed || socket.writableLength === 0) return destroy(error);
     socket.on('error', ignore);
     return destroy(CLOSED_UNWRITTEN);
   };
