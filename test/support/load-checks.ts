@@ -22,6 +22,19 @@ export async function withPeakRss<T>(work: () => Promise<T>): Promise<{ result: 
   }
 }
 
+/**
+ * Runs `work` and resolves to its result and the heap it leaves held, in MiB: the heap used after
+ * a full collection once it is done, over that before it. Unlike a peak of RSS, garbage not yet
+ * collected does not count. Needs node's `--expose-gc`, which the tests run with.
+ */
+export async function withRetainedHeap<T>(work: () => Promise<T>): Promise<{ result: T; retainedMib: number }> {
+  globalThis.gc!();
+  const before = process.memoryUsage().heapUsed;
+  const result = await work();
+  globalThis.gc!();
+  return { result, retainedMib: (process.memoryUsage().heapUsed - before) / MIB };
+}
+
 /** `eth_chainId` answers within a second and the node goes on producing blocks. */
 export async function expectResponsive(node: TestNode): Promise<void> {
   const blocks = nextBlocks(node.node.chain, 2);

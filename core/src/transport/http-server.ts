@@ -151,8 +151,7 @@ export class HttpTransport {
       res.end(BAD_TARGET_TEXT);
       return;
     }
-    const { socket } = req;
-    if (!this.#pipeline.admit(socket)) return;
+    if (!this.#pipeline.admit(req, res)) return;
     this.#inFlight++;
     let done = false;
     const finished = (error?: Error): void => {
@@ -163,7 +162,6 @@ export class HttpTransport {
         if (!res.headersSent) res.statusCode = 500;
         res.end();
       }
-      this.#pipeline.finish(socket);
       if (--this.#inFlight === 0) this.#drained?.();
     };
     if (req.method === 'POST') this.#servePost(req, res, finished);

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { MAX_IN_FLIGHT_PER_CONNECTION } from './connection-limits.js';
 
@@ -36,26 +37,30 @@ function resumeReading(socket: HttpSocket): void {
 }
 
 /**
- * Bounds the requests each HTTP connection of a node:http server has in flight (parsed, not yet
- * answered): a client that pipelines slow calls, or never reads its answers, cannot start any
- * number of them.
+ * Bounds the requests each HTTP connection of a node:http server has in flight (parsed, their
+ * answers not yet written out): a client that pipelines slow calls, or never reads its answers,
+ * cannot start any number of them. An answer counts until it has left for the kernel, not merely
+ * until it is made: node:http holds the answers queued behind one a client does not read in
+ * memory, and resuming such a connection as each was made let one client that never read queue
+ * 4,400 answers (60 MB) on the native gateway.
  *
  * @example
  * const pipeline = new PipelineBound();
  * createServer((req, res) => {
- *   if (!pipeline.admit(req.socket)) return;
- *   serve(req, res).finally(() => pipeline.finish(req.socket));
+ *   if (!pipeline.admit(req, res)) return;
+ *   void serve(req, res);
  * });
  */
 export class PipelineBound {
   readonly #inFlight = new WeakMap<Socket, number>();
 
   /**
-   * Counts a request of `socket`, and stops reading it at {@link MAX_IN_FLIGHT_PER_CONNECTION};
-   * past {@link MAX_PARSED_PER_CONNECTION} the connection is destroyed and false returned: the
-   * request is not to be served, nor {@link finish}ed.
+   * Counts `req` on its connection until `res` is written out or closed, and stops reading the
+   * connection at {@link MAX_IN_FLIGHT_PER_CONNECTION}; past {@link MAX_PARSED_PER_CONNECTION} the
+   * connection is destroyed and false returned: the request is not to be served.
    */
-  admit(socket: Socket): boolean {
+  admit(req: IncomingMessage, res: ServerResponse): boolean {
+    const { socket } = req;
     const counted = this.#inFlight.get(socket);
     if (counted === undefined) this.#keepStopped(socket);
     const inFlight = (counted ?? 0) + 1;
@@ -65,11 +70,20 @@ export class PipelineBound {
     }
     this.#inFlight.set(socket, inFlight);
     if (inFlight >= MAX_IN_FLIGHT_PER_CONNECTION) stopReading(socket);
+    let left = false;
+    const written = (): void => {
+      if (left) return;
+      left = true;
+      this.#finish(socket);
+    };
+    // node:http never finishes, nor closes, the answers queued behind one of a closed connection;
+    // their count goes with the connection.
+    res.once('finish', written).once('close', written);
     return true;
   }
 
-  /** An admitted request is answered: its connection is read again once it has room. */
-  finish(socket: Socket): void {
+  /** An admitted request's answer left: its connection is read again once it has room. */
+  #finish(socket: Socket): void {
     const left = (this.#inFlight.get(socket) ?? 1) - 1;
     this.#inFlight.set(socket, left);
     if (left === MAX_IN_FLIGHT_PER_CONNECTION - 1) resumeReading(socket);

@@ -124,7 +124,7 @@ export class GatewayServer {
     this.#methods = new Map(methods.map((method) => [method.name, method]));
     this.#server = createServer((req, res) => {
       const { socket } = req;
-      if (!this.#pipeline.admit(socket)) return;
+      if (!this.#pipeline.admit(req, res)) return;
       const arrived = Date.now();
       const client = clientOf(socket.remoteAddress);
       const turn = (this.#turns.get(socket) ?? Promise.resolve())
@@ -140,8 +140,7 @@ export class GatewayServer {
           logger.error({ err: error }, 'native gateway request failed');
           if (!res.headersSent) res.statusCode = 500;
           res.end();
-        })
-        .finally(() => this.#pipeline.finish(socket));
+        });
       this.#turns.set(socket, turn);
     });
     this.#server.requestTimeout = options.readTimeoutMs;
