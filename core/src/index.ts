@@ -68,7 +68,7 @@ export { EvmNode } from './node/evm-node.js';
 
 // The services plugins ask for (CoreTokens), by interface, and the records they hand out.
 export type { AccountState, BlockListener, ChainReader, TxLocation } from './api/chain-reader.js';
-export type { TxSubmitter } from './api/tx-submitter.js';
+export type { SubmitOptions, TxSubmitter } from './api/tx-submitter.js';
 export type { PoolTransaction, SenderPool, TxPoolReader } from './api/tx-pool-reader.js';
 export type {
   EvmTracer,

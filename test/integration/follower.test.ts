@@ -11,7 +11,7 @@ import { devAccounts } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, quantity, sign, sleep, submit, submitTogether, waitForReceipt } from '../support/chain-kit.js';
 import { nativeSigner, sendNative } from '../support/native-kit.js';
-import { rpc } from '../support/rpc-client.js';
+import { rpc, rpcFrom } from '../support/rpc-client.js';
 
 /** A follower of `producer`, asking it for blocks every 20 ms. */
 function startFollower(producer: TestNode, home?: string, config: Record<string, unknown> = {}): Promise<TestNode> {
@@ -245,7 +245,7 @@ describe('follower nodes', function () {
     }
   });
 
-  it('forward at most 128 transactions at once to a slow producer, and none the producer would refuse for size', async () => {
+  it("forward at most 128 transactions at once to a slow producer, a client's share of them, none the producer would refuse for size", async () => {
     // A producer's endpoint that holds every request until the test ends.
     const held: (() => void)[] = [];
     const slow = createServer((request, response) => {
@@ -256,15 +256,20 @@ describe('follower nodes', function () {
     const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
     const follower = await startFollower(producer, undefined, {
       follower: { upstream: producer.nativeUrl, upstream_rpc: slowUrl, poll_interval: 20 },
+      evm: { max_client_share: 0.25 },
     });
     try {
       const raw = await sign(devWallet(8), { to: devWallet(6).address, value: 1n, nonce: 0 });
-      const forwarded = Array.from({ length: 128 }, () => rpc(follower.url, 'eth_sendRawTransaction', [raw]));
+      const send = (client: string) => rpcFrom(client, follower.url, 'eth_sendRawTransaction', [raw]);
+      const busy = { code: -32005, message: 'server busy: too many transactions being forwarded to the producer' };
+      // A max_client_share of 0.25: 32 forwards a client.
+      const forwarded = Array.from({ length: 32 }, () => send('127.0.0.1'));
+      while (held.length < 32) await sleep(10);
+      expect((await send('127.0.0.1')).error, 'a client holding its share').to.deep.equal(busy);
+      for (const client of ['127.0.0.2', '127.0.0.3', '127.0.0.4'])
+        forwarded.push(...Array.from({ length: 32 }, () => send(client)));
       while (held.length < 128) await sleep(10);
-      expect((await rpc(follower.url, 'eth_sendRawTransaction', [raw])).error).to.deep.equal({
-        code: -32005,
-        message: 'server busy: too many transactions being forwarded to the producer',
-      });
+      expect((await send('127.0.0.5')).error, 'the node full').to.deep.equal(busy);
       const oversized = await sign(devWallet(8), {
         to: devWallet(6).address,
         nonce: 0,

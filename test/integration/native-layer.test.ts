@@ -40,7 +40,8 @@ describe('native layer: bank, auth, association, native transactions', function 
   let dev0: NativeSigner;
 
   before(async () => {
-    node = await startTestNode({ config: { consensus: { block_time: 200 } } });
+    // A public node's share of the places one client may hold, not the local profile's 1.
+    node = await startTestNode({ config: { consensus: { block_time: 200 }, evm: { max_client_share: 0.25 } } });
     native = node.node.native;
     dev0 = await nativeSigner(devAccounts(1)[0]!.privateKey);
   });
@@ -144,6 +145,24 @@ describe('native layer: bank, auth, association, native transactions', function 
     expect(checks.slice(0, 1_000).every((check) => check.code !== 20)).to.equal(true);
     // Once they are checked, the next waits for its own check again.
     expect((await native.submit(junk)).code).to.equal(checks[0]!.code);
+  });
+
+  it("gives one client max_client_share of the 1,000 places, and another client's transaction its check", async () => {
+    const junk = Uint8Array.of(1, 2, 3);
+    // A share of 0.25: 250 places.
+    const checks = await Promise.all([
+      ...Array.from({ length: 251 }, () => native.submit(junk, { clientId: '192.0.2.1' })),
+      native.submit(junk, { clientId: '192.0.2.2' }),
+    ]);
+    const full = checks.filter((check) => check.code === 20);
+    expect(full).to.have.length(1);
+    expect(full[0]!.log).to.equal(
+      'mempool is full: this client has 250 transactions waiting to be checked: mempool is full',
+    );
+    expect(checks[250]).to.equal(full[0]);
+    expect(checks[251]!.code).to.equal(checks[0].code);
+    // Its places come back with the checks.
+    expect((await native.submit(junk, { clientId: '192.0.2.1' })).code).to.equal(checks[0].code);
   });
 
   it('refuses a free association of an account without funds', async () => {

@@ -1,4 +1,5 @@
 import type { Coin, NativeAccount, NativeCheckResult, NativeTxRecord } from '../chain/native/native-types.js';
+import type { SubmitOptions } from './tx-submitter.js';
 
 /**
  * The native side as the native gateway serves it: admission of native transactions (the
@@ -7,8 +8,11 @@ import type { Coin, NativeAccount, NativeCheckResult, NativeTxRecord } from '../
 export interface NativeLayer {
   /** The native chain ID signatures cover. */
   readonly chainId: string;
-  /** Checks a transaction and admits it to the pool (code 0), or says why not, nothing applied. */
-  submit(raw: Uint8Array): Promise<NativeCheckResult>;
+  /**
+   * Checks a transaction and admits it to the pool (code 0), or says why not, nothing applied. One
+   * client (`options.clientId`) may have at most its share of the checks waiting.
+   */
+  submit(raw: Uint8Array, options?: SubmitOptions): Promise<NativeCheckResult>;
   /**
    * Runs a transaction on the head state as the SDK's simulate does (no signature, gas limit or
    * minimum fee checks), committing nothing: code 0 and its `gasUsed`, or the SDK's error.

@@ -233,8 +233,9 @@ export const coreSchema = {
     max_client_share: {
       doc:
         'Share (0 to 1) of max_filters, max_concurrent_simulation_calls, max_concurrent_trace_calls, ' +
-        'max_subscriptions_new_head, max_subscriptions_logs, the 32 batches under way and the 30 log queries over 100 ' +
-        'blocks a second that one client (an IPv4 address or an IPv6 /64, over all its HTTP and WebSocket ' +
+        'max_subscriptions_new_head, max_subscriptions_logs, the 32 batches under way, the 30 log queries over 100 ' +
+        'blocks a second, the 128 transactions a follower forwards at once and the 1,000 native transactions ' +
+        'waiting for their admission check that one client (an IPv4 address or an IPv6 /64, over all its HTTP and WebSocket ' +
         'connections) may hold, rounded up.',
       format: 'fraction',
       default: 0.25,

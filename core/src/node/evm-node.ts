@@ -87,12 +87,13 @@ function upstreamOf(core: CoreConfig): UpstreamGateway {
     throw new StartupError(
       '[node] role = "follower" needs [follower] upstream: the URL of the producer\'s native gateway (http://host:26657)',
     );
-  return new UpstreamGateway(core.follower.upstream);
+  return new UpstreamGateway(core.follower.upstream, core.evm.max_client_share);
 }
 
 /** Where a follower sends `eth_sendRawTransaction`: the producer's JSON-RPC endpoint, or nowhere without one. */
 function followerSubmitter(core: CoreConfig): TxSubmitter {
-  if (core.follower.upstream_rpc !== '') return new ForwardingSubmitter(core.follower.upstream_rpc);
+  if (core.follower.upstream_rpc !== '')
+    return new ForwardingSubmitter(core.follower.upstream_rpc, core.evm.max_client_share);
   const refusal = new InvalidInputError(
     `this node follows ${core.follower.upstream} and has no [follower] upstream_rpc to send transactions to: ` +
       "send them to the producer's JSON-RPC endpoint",
@@ -203,8 +204,9 @@ export class EvmNode {
     });
     container.register(CoreTokens.Simulator, { useValue: simulator });
     container.register(CoreTokens.Replayer, { useValue: new BlockReplayer(chain, simulator, nativeRulesOf(core)) });
-    const forward = upstream === undefined ? undefined : (raw: Uint8Array) => upstream.broadcast(raw);
-    const native = new ChainNativeLayer(chain, nativeRulesOf(core), forward);
+    const forward =
+      upstream === undefined ? undefined : (raw: Uint8Array, clientId?: string) => upstream.broadcast(raw, clientId);
+    const native = new ChainNativeLayer(chain, nativeRulesOf(core), core.evm.max_client_share, forward);
     container.register(CoreTokens.NativeLayer, { useValue: native });
     container.register(CoreTokens.KeyRing, { useValue: new KeyRing() });
     container.register(CoreTokens.ChainViews, { useValue: new StoredChainViews(chain, heldAnswers) });

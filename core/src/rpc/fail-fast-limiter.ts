@@ -20,17 +20,17 @@ export class FailFastLimiter {
     this.#perClient = new ClientQuota(capacity, clientShare);
   }
 
-  /** Runs `task`, or throws the refusal (-32005) when full. */
-  async run<T>(method: string, clientId: string, task: () => Promise<T>): Promise<T> {
+  /** Runs `task`, or throws the refusal (-32005) when full; a task of no named client counts against the capacity only. */
+  async run<T>(method: string, clientId: string | undefined, task: () => Promise<T>): Promise<T> {
     // One message, also for a client over its share: a retry cures both.
-    if (this.#running >= this.capacity || !this.#perClient.tryAcquire(clientId))
+    if (this.#running >= this.capacity || (clientId !== undefined && !this.#perClient.tryAcquire(clientId)))
       throw new LimitExceededError(this.refusal(method));
     this.#running++;
     try {
       return await task();
     } finally {
       this.#running--;
-      this.#perClient.release(clientId);
+      if (clientId !== undefined) this.#perClient.release(clientId);
     }
   }
 }

@@ -7,14 +7,15 @@ import { FailFastLimiter } from '../../rpc/fail-fast-limiter.js';
  */
 export const MAX_FORWARDS_IN_FLIGHT = 128;
 
-/** A limit of {@link MAX_FORWARDS_IN_FLIGHT} forwards at once, for one kind of transaction. */
-export function forwardLimit(): FailFastLimiter {
+/**
+ * A limit of {@link MAX_FORWARDS_IN_FLIGHT} forwards at once, for one kind of transaction, of
+ * which one client may hold `clientShare` (`[evm] max_client_share`): one sending as fast as the
+ * producer lets it leaves room for the others.
+ */
+export function forwardLimit(clientShare: number): FailFastLimiter {
   return new FailFastLimiter(
     MAX_FORWARDS_IN_FLIGHT,
-    1,
+    clientShare,
     () => 'server busy: too many transactions being forwarded to the producer',
   );
 }
-
-/** The client id forwards are counted under: the limit is the node's, whoever sends. */
-export const ANY_CLIENT = '';

@@ -1,9 +1,9 @@
 import { bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
-import type { TxSubmitter } from '../../api/tx-submitter.js';
+import type { SubmitOptions, TxSubmitter } from '../../api/tx-submitter.js';
 import { ResourceUnavailableError, RpcError } from '../../errors/rpc-error.js';
 import { ChainParams } from '../chain-params.js';
 import { Rejections } from '../pool/rejections.js';
-import { ANY_CLIENT, forwardLimit } from './forward-limit.js';
+import { forwardLimit } from './forward-limit.js';
 
 /** No forwarded call may hang the client waiting on it. */
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -32,14 +32,19 @@ function isRpcErrorObject(error: unknown): error is RpcErrorObject {
  */
 export class ForwardingSubmitter implements TxSubmitter {
   #nextId = 1;
-  readonly #limit = forwardLimit();
+  readonly #limit;
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    clientShare: number,
+  ) {
+    this.#limit = forwardLimit(clientShare);
+  }
 
-  async submit(raw: Uint8Array): Promise<PrefixedHexString> {
+  async submit(raw: Uint8Array, _waitForCommit: boolean, options: SubmitOptions = {}): Promise<PrefixedHexString> {
     // The producer would refuse it: not worth a forward of up to a request's 5 MiB.
     if (raw.length > ChainParams.maxTxBytes) throw Rejections.oversized(raw.length, ChainParams.maxTxBytes);
-    return this.#limit.run('eth_sendRawTransaction', ANY_CLIENT, () => this.#forward(raw));
+    return this.#limit.run('eth_sendRawTransaction', options.clientId, () => this.#forward(raw));
   }
 
   async #forward(raw: Uint8Array): Promise<PrefixedHexString> {

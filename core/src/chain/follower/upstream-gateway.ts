@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import type { NativeCheckResult } from '../native/native-types.js';
-import { ANY_CLIENT, forwardLimit } from './forward-limit.js';
+import { forwardLimit } from './forward-limit.js';
 import { parseRequestJson } from '../../rpc/request-json.js';
 
 /** What the follower reads of a CometBFT 0.38 `block` answer. */
@@ -92,9 +92,15 @@ function errorText(error: unknown): string {
 /** The producer's native gateway, as a follower uses it: its head, its blocks one by one, and broadcasts. */
 export class UpstreamGateway {
   #nextId = 1;
-  readonly #broadcasts = forwardLimit();
+  readonly #broadcasts;
 
-  constructor(readonly url: string) {}
+  constructor(
+    readonly url: string,
+    /** `[evm] max_client_share`: one client's share of the broadcasts forwarded at once. */
+    clientShare: number,
+  ) {
+    this.#broadcasts = forwardLimit(clientShare);
+  }
 
   /** The producer's head height. */
   async latestHeight(): Promise<number> {
@@ -141,9 +147,9 @@ export class UpstreamGateway {
     });
   }
 
-  /** `broadcast_tx_sync`: the producer's admission check of a native transaction. */
-  async broadcast(raw: Uint8Array): Promise<NativeCheckResult> {
-    const result = await this.#broadcasts.run('broadcast_tx_sync', ANY_CLIENT, () =>
+  /** `broadcast_tx_sync`: the producer's admission check of a native transaction, sent for `clientId`. */
+  async broadcast(raw: Uint8Array, clientId: string | undefined): Promise<NativeCheckResult> {
+    const result = await this.#broadcasts.run('broadcast_tx_sync', clientId, () =>
       this.#call<Partial<BroadcastResult> | null>('broadcast_tx_sync', { tx: Buffer.from(raw).toString('base64') }),
     );
     if (!isBroadcastResult(result)) throw new Error(`broadcast_tx_sync at ${this.url}: the answer is not a result`);

@@ -13,6 +13,8 @@ import { ChainParams } from '../chain-params.js';
 import type { StoredNativeTx } from '../records.js';
 import { stateManagerAt } from '../state/world-state.js';
 import type { NativeLayer } from '../../api/native-layer.js';
+import type { SubmitOptions } from '../../api/tx-submitter.js';
+import { ClientQuota } from '../../rpc/client-quota.js';
 
 /** A transaction refused: its error, nothing used. */
 function refusal(hash: Uint8Array, error: NativeError): NativeCheckResult {
@@ -40,7 +42,8 @@ function decodeWithinBlockLimits(raw: Uint8Array, blockGas: bigint, simulation =
 /**
  * Transactions that may wait for their admission check at once, and their bytes: past either, one
  * more is refused at once as from a full mempool. `broadcast_tx_async` answers before its check, so
- * a flood of them otherwise queued without bound (RSS from 150 to 635 MB).
+ * a flood of them otherwise queued without bound (RSS from 150 to 635 MB). One client may have
+ * `[evm] max_client_share` of the places.
  */
 const MAX_WAITING_ADMISSIONS = 1_000;
 const MAX_WAITING_ADMISSION_BYTES = 16 * 1024 * 1024;
@@ -55,14 +58,17 @@ export class ChainNativeLayer implements NativeLayer {
   #admitting: Promise<unknown> = Promise.resolve();
   #waiting = 0;
   #waitingBytes = 0;
+  readonly #waitingPerClient: ClientQuota;
 
   constructor(
     private readonly chain: Chain,
     rules: Omit<NativeRules, 'denoms'>,
+    clientShare: number,
     /** Where submissions go instead of the node's own pool (a follower's producer), when they do. */
-    private readonly forward?: (raw: Uint8Array) => Promise<NativeCheckResult>,
+    private readonly forward?: (raw: Uint8Array, clientId?: string) => Promise<NativeCheckResult>,
   ) {
     this.#rules = { ...rules, denoms: chain.denoms };
+    this.#waitingPerClient = new ClientQuota(MAX_WAITING_ADMISSIONS, clientShare);
   }
 
   /** The native chain ID signatures cover. */
@@ -71,12 +77,16 @@ export class ChainNativeLayer implements NativeLayer {
   }
 
   /** Checks a transaction and admits it to the pool (code 0), or says why not, nothing applied. */
-  submit(raw: Uint8Array): Promise<NativeCheckResult> {
-    if (this.forward !== undefined) return this.forward(raw);
-    if (this.#waiting >= MAX_WAITING_ADMISSIONS || this.#waitingBytes + raw.length > MAX_WAITING_ADMISSION_BYTES) {
-      const full = `mempool is full: ${this.#waiting} transactions waiting to be checked`;
-      return Promise.resolve(refusal(sha256(raw), NativeError.sdk(SdkError.MempoolIsFull, full)));
-    }
+  submit(raw: Uint8Array, options: SubmitOptions = {}): Promise<NativeCheckResult> {
+    const { clientId } = options;
+    if (this.forward !== undefined) return this.forward(raw, clientId);
+    const full =
+      this.#waiting >= MAX_WAITING_ADMISSIONS || this.#waitingBytes + raw.length > MAX_WAITING_ADMISSION_BYTES
+        ? `mempool is full: ${this.#waiting} transactions waiting to be checked`
+        : clientId !== undefined && !this.#waitingPerClient.tryAcquire(clientId)
+          ? `mempool is full: this client has ${this.#waitingPerClient.perClient} transactions waiting to be checked`
+          : undefined;
+    if (full !== undefined) return Promise.resolve(refusal(sha256(raw), NativeError.sdk(SdkError.MempoolIsFull, full)));
     this.#waiting++;
     this.#waitingBytes += raw.length;
     const admitted = this.#admitting
@@ -84,6 +94,7 @@ export class ChainNativeLayer implements NativeLayer {
       .finally(() => {
         this.#waiting--;
         this.#waitingBytes -= raw.length;
+        if (clientId !== undefined) this.#waitingPerClient.release(clientId);
       });
     this.#admitting = admitted.catch(() => undefined);
     return admitted;

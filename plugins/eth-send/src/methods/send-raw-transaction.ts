@@ -9,6 +9,6 @@ export function sendRawTransaction(submitter: TxSubmitter, slow: boolean) {
   return defineMethod({
     name: 'eth_sendRawTransaction',
     params: [data],
-    handler: ([raw]) => submitter.submit(raw, slow),
+    handler: ([raw], { clientId }) => submitter.submit(raw, slow, { clientId }),
   });
 }

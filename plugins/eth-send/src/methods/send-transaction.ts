@@ -17,11 +17,11 @@ export function sendTransaction(
   return defineMethod({
     name: 'eth_sendTransaction',
     params: [callRequest],
-    handler: async ([request]) => {
+    handler: async ([request], { clientId }) => {
       const key = senderKeyOf(keys, request.from);
       const send = async () => {
         const signed = (await fillTransaction(request, services, 'legacy')).sign(key);
-        return services.submitter.submit(signed.serialize(), slow);
+        return services.submitter.submit(signed.serialize(), slow, { clientId });
       };
       return request.nonce === undefined ? lock.run(request.from!, send) : send();
     },

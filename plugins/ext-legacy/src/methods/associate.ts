@@ -23,14 +23,14 @@ export function associateMethod(native: NativeLayer) {
   return defineMethod({
     name: 'ext_associate',
     params: [associationRequest],
-    handler: async ([request]) => {
+    handler: async ([request], { clientId }) => {
       const raw = associationBySignatureTx({
         customMessage: request.custom_message,
         r: request.r,
         s: request.s,
         v: request.v,
       });
-      const checked = await native.submit(raw);
+      const checked = await native.submit(raw, { clientId });
       if (checked.code !== 0) {
         throw new TransactionRejectedError(checked.log, { code: checked.code, codespace: checked.codespace });
       }

@@ -20,18 +20,18 @@ function broadcastResult(check: Pick<NativeCheckResult, 'code' | 'log' | 'codesp
  */
 export function broadcastMethods(native: NativeLayer, commitTimeoutMs: number, logger: Logger): GatewayMethod[] {
   return [
-    defineGatewayMethod('broadcast_tx_async', BROADCAST_ARGS, ({ tx }) => {
-      native.submit(tx).then(
+    defineGatewayMethod('broadcast_tx_async', BROADCAST_ARGS, ({ tx }, { client }) => {
+      native.submit(tx, { clientId: client }).then(
         (check) => logger.debug({ code: check.code, log: check.log }, 'asynchronous broadcast checked'),
         (error: unknown) => logger.warn({ err: error }, 'asynchronous broadcast failed'),
       );
       return broadcastResult({ code: 0, log: '', codespace: '', hash: sha256(tx) });
     }),
-    defineGatewayMethod('broadcast_tx_sync', BROADCAST_ARGS, async ({ tx }) =>
-      broadcastResult(await native.submit(tx)),
+    defineGatewayMethod('broadcast_tx_sync', BROADCAST_ARGS, async ({ tx }, { client }) =>
+      broadcastResult(await native.submit(tx, { clientId: client })),
     ),
-    defineGatewayMethod('broadcast_tx_commit', BROADCAST_ARGS, async ({ tx }) => {
-      const check = await native.submit(tx);
+    defineGatewayMethod('broadcast_tx_commit', BROADCAST_ARGS, async ({ tx }, { client }) => {
+      const check = await native.submit(tx, { clientId: client });
       const hash = upperHex(check.hash);
       if (check.code !== 0) {
         return { check_tx: checkTxJson(check), tx_result: EMPTY_EXEC_TX_RESULT, hash, height: '0' };

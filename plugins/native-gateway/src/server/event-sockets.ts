@@ -74,7 +74,7 @@ export class EventSockets {
 
   constructor(
     private readonly options: EventSocketsOptions,
-    private readonly answer: (request: unknown) => Promise<object | undefined>,
+    private readonly answer: (request: unknown, client: string) => Promise<object | undefined>,
   ) {
     this.#server = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
     this.#perClient = new ClientQuota(MAX_SUBSCRIBERS, options.clientShare);
@@ -198,7 +198,8 @@ export class EventSockets {
     if (id === undefined) return undefined;
     if (id === INVALID_ID) return INVALID_ID_RESPONSE;
     const { method, params } = (request ?? {}) as { method?: unknown; params?: unknown };
-    if (method !== 'subscribe' && method !== 'unsubscribe' && method !== 'unsubscribe_all') return this.answer(request);
+    if (method !== 'subscribe' && method !== 'unsubscribe' && method !== 'unsubscribe_all')
+      return this.answer(request, connection.client);
     // A connection closed while its message was read holds no place: it would never give it back.
     if (!this.#connections.has(connection)) return undefined;
     const { subscriptions } = connection;

@@ -10,10 +10,15 @@ export type ArgValues<A extends ArgSpec> = { readonly [K in keyof A]: A[K] exten
 export type CallParams =
   { readonly form: 'json'; readonly value: unknown } | { readonly form: 'uri'; readonly value: URLSearchParams };
 
+/** Who a call is for: its client (an IPv4 address or an IPv6 /64, as core's `clientOf` gives it). */
+export interface CallContext {
+  readonly client: string;
+}
+
 /** One method of the gateway; results are plain JSON values. */
 export interface GatewayMethod {
   readonly name: string;
-  call(params: CallParams): Promise<unknown>;
+  call(params: CallParams, context: CallContext): Promise<unknown>;
 }
 
 function decodeArg(name: string, read: () => unknown): unknown {
@@ -62,7 +67,7 @@ function decodeArgs<A extends ArgSpec>(args: A, params: CallParams): ArgValues<A
 export function defineGatewayMethod<A extends ArgSpec>(
   name: string,
   args: A,
-  handler: (args: ArgValues<A>) => unknown,
+  handler: (args: ArgValues<A>, context: CallContext) => unknown,
 ): GatewayMethod {
-  return { name, call: async (params) => await handler(decodeArgs(args, params)) };
+  return { name, call: async (params, context) => await handler(decodeArgs(args, params), context) };
 }

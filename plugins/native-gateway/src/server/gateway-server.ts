@@ -158,7 +158,7 @@ export class GatewayServer {
         heldAnswers: options.heldAnswers,
         unfinished: options.unfinishedRequests,
       },
-      (request) => this.#answer(request),
+      (request, client) => this.#answer(request, client),
     );
     this.events.attach(this.#server);
   }
@@ -224,7 +224,7 @@ export class GatewayServer {
       // Known as on the EVM HTTP port: a client's batches share one share.
       return sendText(res, 200, await this.#answerBatch(body, clientOf(req.socket.remoteAddress)));
     }
-    return send(res, 200, await this.#answer(body));
+    return send(res, 200, await this.#answer(body, clientOf(req.socket.remoteAddress)));
   }
 
   /**
@@ -235,7 +235,7 @@ export class GatewayServer {
     const { answers, stop, counted } = await runBoundedBatch(
       batch.length,
       async (index) => {
-        const response = await this.#answer(batch[index]);
+        const response = await this.#answer(batch[index], client);
         return response === undefined ? undefined : JSON.stringify(response);
       },
       {
@@ -256,8 +256,8 @@ export class GatewayServer {
     return texts.length === 0 ? '' : `[${texts.join(',')}]`;
   }
 
-  /** The response to one JSON-RPC request, or undefined for a notification. */
-  async #answer(request: unknown): Promise<object | undefined> {
+  /** The response to one JSON-RPC request of `client`, or undefined for a notification. */
+  async #answer(request: unknown, client: string): Promise<object | undefined> {
     if (!isRequestObject(request)) {
       return errorResponse(null, CometRpcError.invalidRequest('a request must be a JSON object'));
     }
@@ -266,7 +266,7 @@ export class GatewayServer {
     if (id === undefined) return undefined;
     if (id === INVALID_ID) return INVALID_ID_RESPONSE;
     try {
-      const result = await this.#call(method, { form: 'json', value: params });
+      const result = await this.#call(method, { form: 'json', value: params }, client);
       return { jsonrpc: '2.0', id, result };
     } catch (error) {
       return errorResponse(id, this.#asRpcError(error, method));
@@ -281,7 +281,11 @@ export class GatewayServer {
     }
     const method = url.pathname.slice(1);
     try {
-      const result = await this.#call(method, { form: 'uri', value: url.searchParams });
+      const result = await this.#call(
+        method,
+        { form: 'uri', value: url.searchParams },
+        clientOf(req.socket.remoteAddress),
+      );
       send(res, 200, { jsonrpc: '2.0', id: URI_CALL_ID, result });
     } catch (error) {
       const rpcError = this.#asRpcError(error, method);
@@ -289,10 +293,10 @@ export class GatewayServer {
     }
   }
 
-  #call(method: unknown, params: CallParams): Promise<unknown> {
+  #call(method: unknown, params: CallParams, client: string): Promise<unknown> {
     const found = typeof method === 'string' ? this.#methods.get(method) : undefined;
     if (found === undefined) throw CometRpcError.methodNotFound();
-    return found.call(params);
+    return found.call(params, { client });
   }
 
   #asRpcError(error: unknown, method: unknown): CometRpcError {
