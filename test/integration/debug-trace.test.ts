@@ -164,6 +164,23 @@ describe('debug-trace: methods, errors and limits', () => {
     expect(narrowed.structLogs).to.have.length(4 + 1024 * 7 + 1);
   });
 
+  it('traces steps over a megabyte of memory without copying it at each step, unless asked for', async () => {
+    // Init code that grows memory to 1 MiB (2.2M gas), then loops until its gas runs out: about
+    // 200,000 steps. Copying the memory at each of them took the trace past its 5 s timeout.
+    const loop = '0x6001620fffe0525b600756';
+    const trace = (config: object) =>
+      rpc(node.url, 'debug_traceCall', [{ data: loop, gas: '0x2dc6c0' }, 'latest', config]);
+    type Steps = { failed: boolean; structLogs: { op: string; memory?: string[] }[] };
+    const plain = (await trace({ limit: 3 })).result as Steps;
+    expect(plain.failed).to.equal(true);
+    expect(plain.structLogs.map((log) => log.op)).to.deep.equal(['PUSH1', 'PUSH3', 'MSTORE']);
+    const withMemory = (await trace({ limit: 5, enableMemory: true })).result as Steps;
+    // Memory appears from the step after MSTORE: 32,768 words of it.
+    expect(withMemory.structLogs.map((log) => log.memory?.length ?? 0)).to.deep.equal([0, 0, 0, 32_768, 32_768]);
+    const padded = (byte: string) => `0x${byte.padStart(64, '0')}`;
+    expect(withMemory.structLogs[3]!.memory!.slice(-2)).to.deep.equal([padded(''), padded('1')]);
+  });
+
   it('refuses call frames past 32 MiB as JSON, and serves the same call with fewer frames or onlyTopCall', async () => {
     // Code that calls RECIPIENT `count` times with 1 KiB of calldata: 20,000 calls make about
     // 45 MB of callTracer JSON, from 3M gas.

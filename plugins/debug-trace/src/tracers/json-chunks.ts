@@ -12,6 +12,12 @@ const COMMA = Buffer.from(',');
 const OPEN = Buffer.from('[');
 const CLOSE = Buffer.from(']');
 
+/** `elements` as JSON, without the array's brackets: one string for them all, then its bytes. */
+function jsonOfElements(elements: readonly unknown[]): Buffer {
+  // Sliced: a string joined to the brackets' would be copied whole.
+  return Buffer.from(JSON.stringify(elements).slice(1, -1), 'utf8');
+}
+
 /**
  * Elements of a JSON array appended one by one and kept as UTF-8 bytes outside the JS heap, in
  * chunks that take room for their bytes from the trace's {@link ResultRoom} as they are sealed:
@@ -26,7 +32,10 @@ export class JsonChunks {
 
   constructor(private readonly room: ResultRoom) {}
 
-  /** Appends `element`, of about `bytes` as JSON; false when sealing found no room. */
+  /**
+   * Appends `element`, of about `bytes` as JSON; false when sealing found no room. A Buffer is
+   * taken as the element's JSON, already written.
+   */
   append(element: unknown, bytes = 0): boolean {
     this.#open.push(element);
     this.#openBytes += bytes;
@@ -53,11 +62,22 @@ export class JsonChunks {
 
   /** Makes the elements appended since the last seal JSON bytes; false when the room refuses them. */
   seal(): boolean {
-    if (this.#open.length === 0) return true;
-    // The elements' array without its brackets, after a comma (a string joined to it would be copied whole).
-    const bytes = Buffer.from(JSON.stringify(this.#open).slice(1, -1), 'utf8');
+    const open = this.#open;
     this.#open = [];
     this.#openBytes = 0;
+    let from = 0;
+    for (let index = 0; index <= open.length; index++) {
+      const element = open[index];
+      if (index < open.length && !(element instanceof Buffer)) continue;
+      if (index > from && !this.#push(jsonOfElements(open.slice(from, index)))) return false;
+      if (element instanceof Buffer && !this.#push(element)) return false;
+      from = index + 1;
+    }
+    return true;
+  }
+
+  /** Adds `bytes`, one element or several, after a comma; false when the room refuses them. */
+  #push(bytes: Buffer): boolean {
     if (!this.room.take(bytes.length + 1)) return false;
     this.#sealed.push(COMMA, bytes);
     return true;

@@ -29,7 +29,14 @@ export class StructLogJson<Log> {
   #count = 0;
   #refused = false;
 
-  constructor(room: ResultRoom) {
+  /**
+   * `written` gives a step, once final, as it is to be made JSON: itself, or its JSON bytes
+   * ({@link JsonChunks.append}).
+   */
+  constructor(
+    room: ResultRoom,
+    private readonly written: (log: Log) => unknown = (log) => log,
+  ) {
     this.#room = new RoomShare(room);
     this.#written = new JsonChunks(this.#room);
   }
@@ -87,7 +94,7 @@ export class StructLogJson<Log> {
   #write(depth: number, step: Weighed<Log>): void {
     const frame = this.#frames[depth]!;
     const segment = this.#segmentOf(depth);
-    this.#check(segment.append(step.log, step.bytes) && segment.appendAll(frame.after));
+    this.#check(segment.append(this.written(step.log), step.bytes) && segment.appendAll(frame.after));
   }
 
   /** Where the steps of frame `depth` are written: after the last step of the frame that opened it. */
