@@ -34,13 +34,25 @@ type RelayMode =
   | 'status of height 1'
   | 'status nested deep'
   | 'block without a block'
-  | 'broadcast without a result';
+  | 'broadcast without a result'
+  | 'broadcasts held';
+
+interface Relay {
+  readonly url: string;
+  /** The broadcasts held in 'broadcasts held' mode so far. */
+  readonly held: number;
+  /** Forwards the broadcasts held to the producer. */
+  release(): void;
+  close(): Promise<void>;
+}
 
 /**
  * A native gateway in front of the producer's: it forwards calls as `mode()` says, and sends every
  * new-block subscriber messages that are not new-block events, every 10 ms.
  */
-async function relayOf(producer: TestNode, mode: () => RelayMode): Promise<{ url: string; close(): Promise<void> }> {
+async function relayOf(producer: TestNode, mode: () => RelayMode): Promise<Relay> {
+  const held: (() => void)[] = [];
+  let heldCount = 0;
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -48,6 +60,10 @@ async function relayOf(producer: TestNode, mode: () => RelayMode): Promise<{ url
       void (async () => {
         const body = Buffer.concat(chunks).toString('utf8');
         const { id, method } = JSON.parse(body) as { id: number; method: string };
+        if (mode() === 'broadcasts held' && method === 'broadcast_tx_sync') {
+          heldCount++;
+          await new Promise<void>((resolve) => held.push(resolve));
+        }
         const broken =
           mode() === 'status without a height' && method === 'status'
             ? { sync_info: {} }
@@ -85,9 +101,17 @@ async function relayOf(producer: TestNode, mode: () => RelayMode): Promise<{ url
     for (const client of pushes.clients) for (const message of junk) client.send(message);
   }, 10);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const release = (): void => {
+    for (const resolve of held.splice(0)) resolve();
+  };
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get held() {
+      return heldCount;
+    },
+    release,
     async close() {
+      release();
       clearInterval(pushing);
       for (const client of pushes.clients) client.terminate();
       await new Promise((resolve) => pushes.close(resolve));
@@ -533,6 +557,42 @@ describe('follower nodes', function () {
           data: `broadcast_tx_sync at ${relay.url}: the answer is not a result`,
         },
       });
+    } finally {
+      await follower.stop();
+      await relay.close();
+    }
+  });
+
+  it("forward a client's share of the native broadcasts at once, and another client's besides", async () => {
+    let mode: RelayMode = 'forward';
+    const relay = await relayOf(producer, () => mode);
+    const follower = await startTestNode({
+      config: {
+        node: { role: 'follower' },
+        follower: { upstream: relay.url, poll_interval: 20 },
+        evm: { max_client_share: 0.25 },
+      },
+    });
+    try {
+      await untilCaughtUp(follower, producer);
+      mode = 'broadcasts held';
+      const broadcast = (client: string) => rpcFrom(client, follower.nativeUrl, 'broadcast_tx_sync', ['AQID']);
+      // A share of 0.25 of the 128: 32 a client.
+      const first = Array.from({ length: 32 }, () => broadcast('127.0.0.1'));
+      while (relay.held < 32) await sleep(10);
+      expect((await broadcast('127.0.0.1')).error).to.deep.equal({
+        code: -32603,
+        message: 'Internal error',
+        data: 'server busy: too many transactions being forwarded to the producer',
+      });
+      const other = broadcast('127.0.0.2');
+      while (relay.held < 33) await sleep(10);
+      relay.release();
+      // The producer's own check of three bytes that are no transaction.
+      const checks = (await Promise.all([...first, other])).map((answer) => answer.result.code as number);
+      expect(new Set(checks)).to.deep.equal(new Set([2]));
+      expect(checks).to.have.length(33);
+      expect(follower.logs.filter((line) => line.msg === 'native gateway method failed')).to.deep.equal([]);
     } finally {
       await follower.stop();
       await relay.close();

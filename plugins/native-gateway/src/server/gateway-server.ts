@@ -6,6 +6,7 @@ import {
   ConnectionLimits,
   parseRequestJson,
   PipelineBound,
+  RpcError,
   runBoundedBatch,
   type HeldAnswers,
   type UnfinishedRequests,
@@ -301,7 +302,8 @@ export class GatewayServer {
 
   #asRpcError(error: unknown, method: unknown): CometRpcError {
     if (error instanceof CometRpcError) return error;
-    this.logger.error({ err: error, method }, 'native gateway method failed');
+    // The node's own refusals (a busy limit) are answers, not failures: a flood of them logs nothing.
+    if (!(error instanceof RpcError)) this.logger.error({ err: error, method }, 'native gateway method failed');
     return CometRpcError.internal((error as Error).message);
   }
 }
