@@ -1,6 +1,7 @@
 import { bytesToHex, type PrefixedHexString } from '@ethereumjs/util';
 import type { SubmitOptions, TxSubmitter } from '../../api/tx-submitter.js';
 import { ResourceUnavailableError, RpcError } from '../../errors/rpc-error.js';
+import type { FailFastLimiter } from '../../rpc/fail-fast-limiter.js';
 import { ChainParams } from '../chain-params.js';
 import { Rejections } from '../pool/rejections.js';
 import { forwardLimit } from './forward-limit.js';
@@ -32,7 +33,7 @@ function isRpcErrorObject(error: unknown): error is RpcErrorObject {
  */
 export class ForwardingSubmitter implements TxSubmitter {
   #nextId = 1;
-  readonly #limit;
+  readonly #limit: FailFastLimiter;
 
   constructor(
     private readonly url: string,

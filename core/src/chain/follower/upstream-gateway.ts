@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import type { NativeCheckResult } from '../native/native-types.js';
 import { forwardLimit } from './forward-limit.js';
+import type { FailFastLimiter } from '../../rpc/fail-fast-limiter.js';
 import { parseRequestJson } from '../../rpc/request-json.js';
 
 /** What the follower reads of a CometBFT 0.38 `block` answer. */
@@ -92,7 +93,7 @@ function errorText(error: unknown): string {
 /** The producer's native gateway, as a follower uses it: its head, its blocks one by one, and broadcasts. */
 export class UpstreamGateway {
   #nextId = 1;
-  readonly #broadcasts;
+  readonly #broadcasts: FailFastLimiter;
 
   constructor(
     readonly url: string,
