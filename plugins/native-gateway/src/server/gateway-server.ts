@@ -134,7 +134,7 @@ export class GatewayServer {
         .then(async () => {
           // The requests queued behind one that closed the connection are answered to nobody.
           if (socket.destroyed) return;
-          await this.#serve(req, res);
+          await this.#serve(req, res, client);
           options.heldAnswers.guardHttpAnswer(res, socket, arrived + options.writeTimeoutMs);
         })
         .catch((error: unknown) => {
@@ -186,13 +186,14 @@ export class GatewayServer {
     return closed;
   }
 
-  async #serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method === 'POST') return this.#post(req, res);
-    if (req.method === 'GET') return this.#get(req, res);
+  /** Serves a request of `client` (its remote address, as `clientOf` gives it). */
+  async #serve(req: IncomingMessage, res: ServerResponse, client: string): Promise<void> {
+    if (req.method === 'POST') return this.#post(req, res, client);
+    if (req.method === 'GET') return this.#get(req, res, client);
     res.writeHead(405, { allow: 'GET, POST' }).end();
   }
 
-  async #post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async #post(req: IncomingMessage, res: ServerResponse, client: string): Promise<void> {
     let body: unknown;
     try {
       const bytes = await readBody(req, this.options.maxBodyBytes, this.options.unfinishedRequests);
@@ -223,9 +224,9 @@ export class GatewayServer {
         return send(res, 200, errorResponse(null, CometRpcError.invalidRequest(detail)));
       }
       // Known as on the EVM HTTP port: a client's batches share one share.
-      return sendText(res, 200, await this.#answerBatch(body, clientOf(req.socket.remoteAddress)));
+      return sendText(res, 200, await this.#answerBatch(body, client));
     }
-    return send(res, 200, await this.#answer(body, clientOf(req.socket.remoteAddress)));
+    return send(res, 200, await this.#answer(body, client));
   }
 
   /**
@@ -274,7 +275,7 @@ export class GatewayServer {
     }
   }
 
-  async #get(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async #get(req: IncomingMessage, res: ServerResponse, client: string): Promise<void> {
     const url = requestTarget(req);
     if (url === undefined) {
       send(res, 400, errorResponse(URI_CALL_ID, CometRpcError.invalidRequest('malformed request target')));
@@ -282,11 +283,7 @@ export class GatewayServer {
     }
     const method = url.pathname.slice(1);
     try {
-      const result = await this.#call(
-        method,
-        { form: 'uri', value: url.searchParams },
-        clientOf(req.socket.remoteAddress),
-      );
+      const result = await this.#call(method, { form: 'uri', value: url.searchParams }, client);
       send(res, 200, { jsonrpc: '2.0', id: URI_CALL_ID, result });
     } catch (error) {
       const rpcError = this.#asRpcError(error, method);
