@@ -80,13 +80,14 @@ describe('block schedule', function () {
     // The first full block started as late as a full block needs (a few ms here, blocks of ten
     // transfers being quick). Each later one started on the state of the one before it, while
     // that one waited for its time, from the lead of a full block before it on (a fraction of the
-    // block time); written once that one was published, it was then held most of a block time.
+    // block time); written once that one was published, it was then held most of a block time,
+    // and not two: its timer may fire late on a loaded machine, as any timer may.
     for (const [index, line] of committed.entries()) {
       if (index === 0) continue;
       expect(line.pipelined).to.equal(true);
       const startedAt = times[index]! - (line.durationMs as number) - (line.waitMs as number) - (line.heldMs as number);
       expect(startedAt).to.be.within(times[index - 1]! - 0.5 * BLOCK_TIME_MS, times[index - 1]!);
-      expect(line.heldMs).to.be.within(0.8 * BLOCK_TIME_MS, 1.05 * BLOCK_TIME_MS);
+      expect(line.heldMs).to.be.within(0.8 * BLOCK_TIME_MS, 1.5 * BLOCK_TIME_MS);
     }
     // Published a block time apart all the same.
     for (let index = 1; index < times.length; index++) {
