@@ -18,7 +18,16 @@ export type { DecodedParams, MethodDefinition, Transport } from './rpc/define-me
 export { defineConnectionState } from './rpc/request-context.js';
 export type { Connection, ConnectionStateKey, RequestContext, ResponseHeaderOptions } from './rpc/request-context.js';
 export type { RequestHook } from './rpc/request-hooks.js';
-export { codec, CodecError, isCodecError, jsonKind } from './rpc/codec.js';
+export {
+  codec,
+  CodecError,
+  collectionCodec,
+  decodeInto,
+  eachInTurns,
+  isCodecError,
+  jsonKind,
+  whenDecoded,
+} from './rpc/codec.js';
 export type { ParamCodec, RequiredCodec } from './rpc/codec.js';
 export { address, data, hash, quantity, toQuantity, uint64 } from './rpc/hex-codecs.js';
 export { blockNumberOrTag, blockRef, blockRefOf, blockRefOfHash, LATEST_BLOCK } from './rpc/block-codecs.js';
@@ -45,7 +54,7 @@ export {
   RequestJsonBusyError,
 } from './rpc/request-json.js';
 export { FailFastLimiter } from './rpc/fail-fast-limiter.js';
-export { EventLoopTurns } from './rpc/event-loop-turns.js';
+export { EventLoopTurns, type Turns } from './rpc/event-loop-turns.js';
 export { ConnectionLimits } from './transport/connection-limits.js';
 export { PipelineBound } from './transport/pipeline-bound.js';
 export { clientOf } from './transport/peer-address.js';

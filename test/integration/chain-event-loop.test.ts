@@ -1,8 +1,8 @@
-import { PerformanceObserver } from 'node:perf_hooks';
 import { expect } from 'chai';
 import type { CommittedBlock } from '@evmnode/core';
 import { startTestNode, type TestNode } from '@evmnode/core/testing';
 import { devWallet, nextBlocks, sign, submit, submitTogether, waitForReceipt } from '../support/chain-kit.js';
+import { loopGaps } from '../support/load-checks.js';
 
 /** Init code that loops until its gas runs out: JUMPDEST, PUSH1 0, JUMP. */
 const ENDLESS_LOOP = '0x5b600056';
@@ -11,42 +11,6 @@ const GAS_PER_TX = 100_000n;
 const TXS = 120;
 /** The longest a public node may hold its event loop for one piece of work. */
 const LONGEST_TURN_MS = 50;
-
-/**
- * Times the gaps between the event loop's turns (a 1 ms timer's ticks) until `stop()`, less the
- * garbage collections within each gap: the node runs in the test process, whose heap holds what
- * every earlier test file left, so a full collection of it is no turn of the node's (one took 59
- * and 95 ms after 70 test files, where the node alone collects in a few).
- */
-function loopGaps(): { stop(): number } {
-  const collections: { start: number; end: number }[] = [];
-  const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries())
-      collections.push({ start: entry.startTime, end: entry.startTime + entry.duration });
-  });
-  observer.observe({ entryTypes: ['gc'] });
-  const ticks = [performance.now()];
-  const timer = setInterval(() => ticks.push(performance.now()), 1);
-  return {
-    stop() {
-      clearInterval(timer);
-      for (const entry of observer.takeRecords()) {
-        collections.push({ start: entry.startTime, end: entry.startTime + entry.duration });
-      }
-      observer.disconnect();
-      let longest = 0;
-      for (let index = 1; index < ticks.length; index++) {
-        const [from, to] = [ticks[index - 1]!, ticks[index]!];
-        const collecting = collections.reduce(
-          (sum, { start, end }) => sum + Math.max(0, Math.min(end, to) - Math.max(start, from)),
-          0,
-        );
-        longest = Math.max(longest, to - from - collecting);
-      }
-      return longest;
-    },
-  };
-}
 
 describe('block production and the event loop', function () {
   this.timeout(60_000);

@@ -25,7 +25,8 @@ import {
   type TxFields,
 } from '../support/chain-kit.js';
 import { expectValidResult } from '../support/openrpc.js';
-import { rpc, rpcFrom } from '../support/rpc-client.js';
+import { loopGaps } from '../support/load-checks.js';
+import { post, rpc, rpcFrom } from '../support/rpc-client.js';
 import { compileContract } from '../support/solidity.js';
 
 const probe = compileContract('SimulationProbe');
@@ -45,6 +46,8 @@ const ZERO_ADDRESS = `0x${'00'.repeat(20)}`;
 const WORDS_ABOVE_CAP = 73_000;
 /** Words of memory whose expansion costs about 19.8M gas: more than the block gas limit. */
 const WORDS_ABOVE_BLOCK = 100_000;
+/** The longest a public node may hold its event loop for one piece of work. */
+const LONGEST_TURN_MS = 50;
 
 const word = (value: bigint | number): string => zeroPadValue(toBeHex(value), 32);
 const errorData = (reason: string): string => `0x08c379a0${coder.encode(['string'], [reason]).slice(2)}`;
@@ -333,6 +336,34 @@ describe('simulation: eth_call, eth_estimateGas, eth_estimateGasAfterCalls, eth_
       expect((await call([{ to: target, input: input('both') }, 'latest', overrides])).error).to.deep.equal({
         code: -32000,
         message: `account ${getAddress(target)} has both 'state' and 'stateDiff'`,
+      });
+    });
+
+    it("decodes 16,000 accounts' overrides in turns, never holding the thread 50 ms, and applies every one", async () => {
+      const ACCOUNTS = 16_000;
+      const accountAt = (index: number) => `0x${(0x10000 + index).toString(16).padStart(40, '0')}`;
+      const overrides: Record<string, object> = {};
+      for (let index = 0; index < ACCOUNTS; index++) overrides[accountAt(index)] = { balance: quantity(index + 1) };
+      const last = accountAt(ACCOUNTS - 1);
+      const body = (accounts: object) =>
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'eth_call',
+          params: [{ to: target, input: input('balanceAt', [last]) }, 'latest', accounts],
+        });
+      // Made before the gaps are timed: the client's own work runs in this process too.
+      const valid = body(overrides);
+      const invalid = body({ ...overrides, [last]: { balance: '0x01' } });
+      const gaps = loopGaps();
+      const answer = JSON.parse((await post(node.url, valid)).text);
+      const refusal = JSON.parse((await post(node.url, invalid)).text);
+      expect(gaps.stop()).to.be.below(LONGEST_TURN_MS);
+      expect(decoded('balanceAt', answer.result)).to.deep.equal([BigInt(ACCOUNTS)]);
+      expect(refusal.error).to.deep.equal({
+        code: -32602,
+        message:
+          'invalid argument 2: json: cannot unmarshal hex number with leading zero digits into Go struct field OverrideAccount.balance of type *hexutil.Big',
       });
     });
 

@@ -14,8 +14,11 @@ import {
   objectOf,
   quantity,
   type RpcError,
+  stateOverrides,
   string,
   uint64,
+  type ParamCodec,
+  type Turns,
 } from '@evmnode/core';
 // After '@evmnode/core', which loads the reflect-metadata polyfill the internal entry needs.
 import { decodeParams } from '@evmnode/core/internal';
@@ -714,5 +717,119 @@ describe('decodeParams', () => {
     expect(rpcErrorOf(() => decodeParams([quantity], ['0x01', 1])).message).to.equal(
       'invalid argument 0: json: cannot unmarshal hex number with leading zero digits into Go value of type *hexutil.Big',
     );
+  });
+});
+
+describe('decoding in turns', () => {
+  /** Turns that end at every pause (each waiting for the next macrotask), counting them. */
+  function shortTurns(): Turns & { readonly count: number } {
+    let count = 0;
+    return {
+      get count() {
+        return count;
+      },
+      pause: () => {
+        count++;
+        return new Promise<void>((resolve) => setImmediate(resolve));
+      },
+    };
+  }
+
+  /** What `codec` decodes `value` to in turns, or the message it fails with; a promise is required. */
+  async function inTurns<T>(codec: ParamCodec<T>, value: unknown, turns: Turns): Promise<T | string> {
+    const decoding = codec.decodeInTurns!(value, turns);
+    expect(decoding).to.be.instanceOf(Promise);
+    return (decoding as Promise<T>).catch((error: unknown) => (error as Error).message);
+  }
+
+  /** What `codec` decodes `value` to at once, or the message it fails with. */
+  function atOnce<T>(codec: ParamCodec<T>, value: unknown): T | string {
+    try {
+      return codec.decode(value);
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+
+  const slots = (count: number, offset = 0) =>
+    Object.fromEntries(
+      Array.from({ length: count }, (_, index) => [`0x${(index + offset).toString(16).padStart(64, '0')}`, HASH]),
+    );
+  const accounts = {
+    [ADDRESS_MIXED]: { balance: '0x10', nonce: '0x2', stateDiff: slots(3) },
+    [OTHER_ADDRESS]: { code: '0x6000', state: slots(2, 10) },
+  };
+
+  it('decodes state overrides as at once, pausing before each account and each slot', async () => {
+    const turns = shortTurns();
+    const decoded = await inTurns(stateOverrides, accounts, turns);
+    expect(decoded).to.deep.equal(stateOverrides.decode(accounts));
+    expect([...(decoded as Map<string, unknown>).keys()]).to.deep.equal([ADDRESS, OTHER_ADDRESS]);
+    expect(turns.count).to.equal(2 + 3 + 2);
+  });
+
+  it('fails in turns with the message it fails with at once, wherever the bad member is', async () => {
+    const badSlot = { ...accounts, [OTHER_ADDRESS]: { state: { ...slots(2), [HASH]: '0x12' } } };
+    const badAccount = { ...accounts, [OTHER_ADDRESS]: { balance: '0x01' } };
+    const badKey = { ...accounts, '0x12': {} };
+    for (const value of [badSlot, badAccount, badKey, [], 'x']) {
+      const failure = atOnce(stateOverrides, value);
+      expect(failure).to.be.a('string');
+      // A value that is no map at all fails before any pause; a bad member, in a later turn.
+      const inTurnsFailure = await Promise.resolve()
+        .then(() => stateOverrides.decodeInTurns!(value, shortTurns()))
+        .catch((error: Error) => error.message);
+      expect(inTurnsFailure).to.equal(failure);
+    }
+    expect(atOnce(stateOverrides, badAccount)).to.equal(
+      'json: cannot unmarshal hex number with leading zero digits into Go struct field OverrideAccount.balance of type *hexutil.Big',
+    );
+  });
+
+  it('decodes arrays and objects holding collections as at once; optional ones take absent values at once', async () => {
+    const hashes = arrayOf(hash);
+    expect(await inTurns(hashes, [HASH_MIXED, OTHER_HASH], shortTurns())).to.deep.equal([HASH, OTHER_HASH]);
+    const config = objectOf('tracers.TraceCallConfig', {
+      tracer: string.optional(),
+      stateOverrides: stateOverrides.optional(),
+    });
+    const value = { tracer: 'callTracer', stateOverrides: accounts };
+    expect(await inTurns(config, value, shortTurns())).to.deep.equal(config.decode(value));
+    expect(hashes.optional().decodeInTurns!(null, shortTurns())).to.equal(undefined);
+  });
+
+  it('decodes at once, without a promise, what never has to wait', () => {
+    const turns = shortTurns();
+    const scalars = objectOf('TransactionArgs', { to: address.optional(), value: quantity.optional() });
+    // An object's own fields take no turns: only a collection pauses, before each member.
+    expect(scalars.decodeInTurns!({ to: OTHER_ADDRESS, value: '0x1' }, turns)).to.deep.equal({
+      to: OTHER_ADDRESS,
+      value: 1n,
+    });
+    expect(arrayOf(hash).decodeInTurns!([], turns)).to.deep.equal([]);
+    expect(turns.count).to.equal(0);
+    expect(stateOverrides.decodeInTurns!(accounts, { pause: () => undefined })).to.deep.equal(
+      stateOverrides.decode(accounts),
+    );
+  });
+
+  it('decodes the arguments of decodeParams in order, in turns from the first collection on', async () => {
+    const codecs = [address, stateOverrides.optional(), quantity.optional()];
+    const decoding = decodeParams(codecs, [ADDRESS_MIXED, accounts, '0x3'], shortTurns());
+    expect(decoding).to.be.instanceOf(Promise);
+    expect(await decoding).to.deep.equal(decodeParams(codecs, [ADDRESS_MIXED, accounts, '0x3']));
+    // Arguments before the collection fail at once, as without turns; those in and after it, in turns.
+    expect(rpcErrorOf(() => decodeParams(codecs, ['0x12', accounts], shortTurns())).message).to.equal(
+      'invalid argument 0: hex string has length 2, want 40 for common.Address',
+    );
+    const late = await (decodeParams(codecs, [ADDRESS, accounts, '0x03'], shortTurns()) as Promise<unknown>).catch(
+      (error: RpcError) => error.toJSON(),
+    );
+    expect(late).to.deep.equal({
+      code: -32602,
+      message:
+        'invalid argument 2: json: cannot unmarshal hex number with leading zero digits into Go value of type *hexutil.Big',
+    });
+    expect(decodeParams(codecs, [ADDRESS], shortTurns())).to.deep.equal([ADDRESS, undefined, undefined]);
   });
 });

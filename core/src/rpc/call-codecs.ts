@@ -1,4 +1,13 @@
-import { codec, CodecError, jsonKind } from './codec.js';
+import {
+  codec,
+  CodecError,
+  collectionCodec,
+  decodeInto,
+  eachInTurns,
+  jsonKind,
+  whenDecoded,
+  type ParamCodec,
+} from './codec.js';
 import { address, data, hash, quantity, uint64 } from './hex-codecs.js';
 import { arrayOf, objectOf } from './structural-codecs.js';
 import { InvalidInputError } from '../errors/rpc-error.js';
@@ -103,23 +112,22 @@ export interface AccountOverride {
 export type StateOverrides = ReadonlyMap<Hex, AccountOverride>;
 
 /** A JSON object whose keys and values both decode with codecs (a Go map). */
-function mapOf<K, V>(goType: string, key: (text: string) => K, value: (item: unknown) => V) {
-  return codec(goType, (input): Map<K, V> => {
+function mapOf<K, V>(goType: string, key: (text: string) => K, value: ParamCodec<V>) {
+  return collectionCodec(goType, (input, turns): Map<K, V> | Promise<Map<K, V>> => {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       throw new CodecError(jsonKind(input), goType);
     }
-    const decoded = new Map<K, V>();
     const members = input as Record<string, unknown>;
-    for (const name of Object.keys(members)) decoded.set(key(name), value(members[name]));
-    return decoded;
+    const names = Object.keys(members);
+    const decoded = new Map<K, V>();
+    // A member's key is decoded after its value, as Go's decoder does.
+    const set = (index: number, item: V): void => void decoded.set(key(names[index]!), item);
+    const step = (index: number): void | Promise<void> => decodeInto(value, members[names[index]!], turns, index, set);
+    return whenDecoded(eachInTurns(names.length, step, turns), () => decoded);
   });
 }
 
-const storageMap = mapOf(
-  'map[common.Hash]common.Hash',
-  (slot) => hash.decode(slot),
-  (item) => hash.decode(item),
-);
+const storageMap = mapOf('map[common.Hash]common.Hash', (slot) => hash.decode(slot), hash);
 
 const overrideAccount = objectOf('ethapi.OverrideAccount', {
   nonce: uint64.optional(),
@@ -130,10 +138,10 @@ const overrideAccount = objectOf('ethapi.OverrideAccount', {
 });
 
 /** The state overrides parameter of `eth_call` and the estimate methods. */
-export const stateOverrides = mapOf(
+export const stateOverrides = mapOf<Hex, AccountOverride>(
   'ethapi.StateOverride',
   (text) => address.decode(text),
-  (item): AccountOverride => overrideAccount.decode(item),
+  overrideAccount,
 );
 
 /** Block-context overrides of `eth_call`; both geth's older and newer field names are read. */

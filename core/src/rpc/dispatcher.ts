@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { inject, injectable } from '../di/decorators.js';
 import { runBoundedBatch } from './bounded-batch.js';
 import { decodeParams } from './decode-params.js';
+import { EventLoopTurns } from './event-loop-turns.js';
 import type { MethodRegistry } from './method-registry.js';
 import type { RequestHooks } from './request-hooks.js';
 import { RequestJsonBusyError } from './request-json.js';
@@ -211,7 +212,13 @@ export class Dispatcher {
       if (refusal !== undefined) throw refusal;
       this.hooks.runBefore(method, request);
       if (entry === undefined) throw MethodNotFoundError.forMethod(method);
-      result = entry.definition.handler(decodeParams(entry.definition.params, message.params), request);
+      const { definition } = entry;
+      // A collection's argument is decoded in the client's turns of the thread (`ClientTurns`).
+      const args = decodeParams(definition.params, message.params, new EventLoopTurns(undefined, request.clientId));
+      result =
+        args instanceof Promise
+          ? args.then((decoded) => definition.handler(decoded, request))
+          : definition.handler(args, request);
     } catch (error) {
       return this.#failed(error, method, idText, isNotification, request, started);
     }

@@ -1,4 +1,16 @@
-import { codec, CodecError, isCodecError, jsonKind, type ParamCodec, type RequiredCodec } from './codec.js';
+import {
+  codec,
+  CodecError,
+  collectionCodec,
+  decodeInto,
+  eachInTurns,
+  isCodecError,
+  jsonKind,
+  NO_TURNS,
+  whenDecoded,
+  type ParamCodec,
+  type RequiredCodec,
+} from './codec.js';
 
 /** A JSON boolean (Go `bool`); null decodes to false, as Go leaves the zero value. */
 export const boolean = codec('bool', (value): boolean => {
@@ -16,10 +28,14 @@ export const string = codec('string', (value): string => {
 /** A JSON array whose elements all decode with `element`. */
 export function arrayOf<T>(element: ParamCodec<T>): RequiredCodec<T[]> {
   const goType = `[]${element.goType}`;
-  return codec(goType, (value): T[] => {
+  return collectionCodec(goType, (value, turns): T[] | Promise<T[]> => {
     if (value === null) return [];
     if (!Array.isArray(value)) throw new CodecError(jsonKind(value), goType);
-    return value.map((item) => element.decode(item));
+    const items = value as unknown[];
+    const decoded = new Array<T>(items.length);
+    const set = (index: number, item: T): void => void (decoded[index] = item);
+    const done = eachInTurns(items.length, (index) => decodeInto(element, items[index], turns, index, set), turns);
+    return whenDecoded(done, () => decoded);
   });
 }
 
@@ -58,36 +74,43 @@ export function objectOf<F extends FieldCodecs>(structName: string, fields: F): 
   const entries = Object.entries(fields).map(([name, field]) => [name, name.toLowerCase(), field] as const);
   // Go names a field's struct without its package (`TransactionArgs.gas`), its own type with it.
   const fieldStruct = structName.slice(structName.lastIndexOf('.') + 1);
-  return codec(structName, (value) => {
+
+  /** The value of each field, in `entries`' order, found as Go's decoder finds struct fields. */
+  const rawFields = (value: unknown): unknown[] => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw new CodecError(jsonKind(value), structName);
     }
     const input = value as Record<string, unknown>;
-    const output: Record<string, unknown> = {};
     let exactKeys = 0;
     for (const [name] of entries) if (name in input) exactKeys++;
     // Keys that are not a field's exact name may name one in another case; when there are none
     // (the usual object), no fold is made: 16,000 state overrides made 16,000 of them.
     const folded = exactKeys < Object.keys(input).length ? foldedKeys(input) : undefined;
-    for (const [name, lowerName, field] of entries) {
-      // By its exact name, else by a case-insensitive match, as Go's decoder finds struct fields.
-      let raw: unknown;
-      if (name in input) raw = input[name];
-      else {
-        const key = folded?.get(lowerName);
-        raw = key === undefined ? undefined : input[key];
-      }
+    return entries.map(([name, lowerName]) => {
+      // By its exact name, else by a case-insensitive match.
+      if (name in input) return input[name];
+      const key = folded?.get(lowerName);
+      return key === undefined ? undefined : input[key];
+    });
+  };
+  const inField = (index: number, error: unknown): unknown =>
+    isCodecError(error) ? new CodecError(error.inField(fieldStruct, entries[index]![0])) : error;
+
+  // An object's few fields take no turns of their own; a collection among them does.
+  return collectionCodec(structName, (value, turns): DecodedObject<F> | Promise<DecodedObject<F>> => {
+    const raws = rawFields(value);
+    const output: Record<string, unknown> = {};
+    const set = (index: number, decoded: unknown): void => {
+      if (decoded !== undefined) output[entries[index]![0]] = decoded;
+    };
+    const step = (index: number): void | Promise<void> => {
+      const [name, , field] = entries[index]!;
+      const raw = raws[index];
       if ((raw === undefined || raw === null) && !field.isOptional) {
         throw new CodecError(`missing required field ${structName}.${name}`);
       }
-      try {
-        const decoded = field.decode(raw);
-        if (decoded !== undefined) output[name] = decoded;
-      } catch (error) {
-        if (isCodecError(error)) throw new CodecError(error.inField(fieldStruct, name));
-        throw error;
-      }
-    }
-    return output as DecodedObject<F>;
+      return decodeInto(field, raw, turns, index, set, inField);
+    };
+    return whenDecoded(eachInTurns(entries.length, step, NO_TURNS), () => output as DecodedObject<F>);
   });
 }
