@@ -96,7 +96,7 @@ export class HttpTransport {
   readonly #service: RpcPostService;
   readonly #hostAllowed: HostCheck;
   /** Requests in flight per connection. */
-  readonly #pipeline = new PipelineBound();
+  readonly #pipeline: PipelineBound;
   #operator: Promise<RequestListener> | undefined;
   #inFlight = 0;
   #drained: (() => void) | undefined;
@@ -119,6 +119,7 @@ export class HttpTransport {
       hostAllowed: this.#hostAllowed,
     });
     this.#server = createServer(httpServerOptions(config), (req, res) => this.#serve(req, res));
+    this.#pipeline = new PipelineBound(this.#server);
     limitConnections(this.#server, config);
   }
 

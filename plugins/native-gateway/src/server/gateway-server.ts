@@ -113,7 +113,7 @@ export class GatewayServer {
   /** Per connection, the request being served: pipelined requests are served one at a time, as CometBFT does. */
   readonly #turns = new WeakMap<Socket, Promise<void>>();
   /** What each connection has in flight: one pipelining thousands of requests stops being read. */
-  readonly #pipeline = new PipelineBound();
+  readonly #pipeline: PipelineBound;
   /** The WebSocket endpoint, `/websocket`: the same methods, and event subscriptions. */
   readonly events: EventSockets;
 
@@ -144,6 +144,7 @@ export class GatewayServer {
         });
       this.#turns.set(socket, turn);
     });
+    this.#pipeline = new PipelineBound(this.#server);
     this.#server.requestTimeout = options.readTimeoutMs;
     this.#server.headersTimeout = Math.min(options.readTimeoutMs, 60_000);
     this.#server.keepAliveTimeout = options.idleTimeoutMs;
