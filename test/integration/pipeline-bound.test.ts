@@ -1,6 +1,7 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { PipelineBound } from '@evmnode/core';
@@ -68,5 +69,57 @@ describe('PipelineBound: the requests of one turn of the event loop', function (
     // Every connection was read all the same.
     const connections = new Set(turns.flatMap((turn) => [...turn.connections]));
     expect(connections.size).to.equal(CONNECTIONS);
+  });
+});
+
+describe('PipelineBound: the requests one client has in flight over all its connections', function () {
+  this.timeout(60_000);
+  const CLIENT_CONNECTIONS = 60;
+  let server: Server;
+  let port: number;
+  let admitted = 0;
+  /** Answers held back: the requests stay in flight until the test lets them go. */
+  const held: (() => void)[] = [];
+
+  before(async () => {
+    server = createServer((req, res) => {
+      if (!pipeline.admit(req, res)) return;
+      admitted++;
+      held.push(() => res.end('{}'));
+    });
+    const pipeline = new PipelineBound(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(() => {
+    // Connections stopped with answers held notice no end of their client's.
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(resolve));
+  });
+
+  it('stops reading all its connections at 2,048, a chunk past it, and reads them again as answers go', async () => {
+    const flood = spawn(process.execPath, [
+      '-e',
+      FLOOD,
+      String(port),
+      String(CLIENT_CONNECTIONS),
+      String(REQUESTS_PER_CONNECTION),
+      '4000',
+    ]);
+    const exited = new Promise((resolve) => flood.on('exit', resolve));
+    // Until every connection has been read as far as it will be.
+    let seen = -1;
+    while (seen !== admitted) {
+      seen = admitted;
+      await sleep(300);
+    }
+    // Each connection alone stops at 64 in flight, after the chunk in hand: 60 of them took
+    // some 120,000 requests in before.
+    expect(admitted, 'requests in flight').to.be.within(2_048, 2_048 + CHUNK_REQUESTS);
+    for (const answer of held.splice(0)) answer();
+    await sleep(300);
+    expect(admitted, 'requests read once answers went').to.be.above(seen + 1_000);
+    for (const answer of held.splice(0)) answer();
+    await exited;
   });
 });

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server, Socket } from 'node:net';
 import { MAX_IN_FLIGHT_PER_CONNECTION } from './connection-limits.js';
+import { clientOf } from './peer-address.js';
 
 /**
  * Requests one HTTP connection may have in flight before it is closed. Reading stops at
@@ -37,6 +38,15 @@ function resumeReading(socket: HttpSocket): void {
 }
 
 /**
+ * Requests one client (an address, {@link clientOf}) may have in flight over all its connections
+ * before they all stop being read, until some are answered. A connection stops at
+ * {@link MAX_IN_FLIGHT_PER_CONNECTION} but holds a chunk's worth parsed: 60 connections of one
+ * address pipelining `GET /status` held 119,100 requests, 100 of them 690 MB of heap, and the
+ * ports allow a client 1,000 connections.
+ */
+const MAX_IN_FLIGHT_PER_CLIENT = 2048;
+
+/**
  * Requests the connections of every server together may hand over in one turn of the event loop
  * before the others stop being read until the next. A connection stopped at
  * {@link MAX_IN_FLIGHT_PER_CONNECTION} still parses the rest of the chunk in hand, and the event loop
@@ -45,68 +55,143 @@ function resumeReading(socket: HttpSocket): void {
  */
 const TURN_REQUESTS = 256;
 
-/** The requests of this turn of the event loop, and the connections stopped for the rest of it. */
-class ReadTurn {
-  /** Every open connection, with how to read it again once its turn ends. */
-  readonly #connections = new Map<HttpSocket, () => void>();
-  readonly #held = new Set<HttpSocket>();
-  #requests = 0;
-  #endScheduled = false;
+interface Client {
+  inFlight: number;
+  readonly connections: Set<Connection>;
+}
 
-  /** Counts a connection until it closes; `resume` reads it again when nothing else keeps it stopped. */
-  track(socket: HttpSocket, resume: () => void): void {
-    this.#connections.set(socket, resume);
-    socket.once('close', () => {
-      this.#connections.delete(socket);
-      this.#held.delete(socket);
+interface Connection {
+  readonly socket: HttpSocket;
+  readonly client: Client;
+  /** Requests parsed whose answers are not yet written out. */
+  inFlight: number;
+  open: boolean;
+}
+
+/**
+ * What the connections of every node:http server of the thread have in flight, by connection and
+ * by client, and the requests of this turn of the event loop: which connections may be read.
+ * Connections node:http no longer parses (upgraded to WebSocket) are left alone.
+ */
+class ReadGate {
+  readonly #connections = new Map<Socket, Connection>();
+  readonly #clients = new Map<string, Client>();
+  /** Stopped for the rest of this turn. */
+  readonly #held = new Set<Connection>();
+  #turnRequests = 0;
+  #turnEndScheduled = false;
+
+  open(socket: HttpSocket): Connection {
+    const address = clientOf(socket.remoteAddress);
+    let client = this.#clients.get(address);
+    if (client === undefined) this.#clients.set(address, (client = { inFlight: 0, connections: new Set() }));
+    const connection: Connection = { socket, client, inFlight: 0, open: true };
+    client.connections.add(connection);
+    this.#connections.set(socket, connection);
+    // node:http reads a connection again each time an answer's bytes leave for the kernel,
+    // whatever it has in flight: its `resume` event comes in the same turn, before any read.
+    socket.on('resume', () => {
+      if (socket.parser && !this.#mayRead(connection)) stopReading(socket);
     });
-  }
-
-  /** Whether `socket` is stopped for the rest of this turn. */
-  holds(socket: HttpSocket): boolean {
-    return this.#held.has(socket);
+    socket.once('close', () => this.#closed(connection, address));
+    return connection;
   }
 
   /**
-   * Counts a request of `socket`; past the turn's share, the other connections stop being read,
-   * but those node:http no longer parses (upgraded to WebSocket) and those stopped already.
+   * Counts a request of `socket`, and stops reading what has too much in flight, or every other
+   * connection once this turn has had its share; undefined, the connection destroyed, past
+   * {@link MAX_PARSED_PER_CONNECTION}.
    */
-  admitted(socket: HttpSocket): void {
-    if (!this.#endScheduled) {
-      this.#endScheduled = true;
-      // The check phase follows the reads of this turn and comes before those of the next.
-      setImmediate(this.#end);
+  admit(socket: HttpSocket): Connection | undefined {
+    const connection = this.#connections.get(socket) ?? this.open(socket);
+    if (connection.inFlight >= MAX_PARSED_PER_CONNECTION) {
+      socket.destroy();
+      return undefined;
     }
-    if (++this.#requests !== TURN_REQUESTS) return;
-    for (const other of this.#connections.keys()) {
-      if (other === socket || other._paused === true || !other.parser) continue;
+    const { client } = connection;
+    connection.inFlight++;
+    client.inFlight++;
+    this.#countInTurn(connection);
+    if (client.inFlight === MAX_IN_FLIGHT_PER_CLIENT) {
+      for (const { socket: other } of client.connections) if (other.parser) stopReading(other);
+    } else if (connection.inFlight >= MAX_IN_FLIGHT_PER_CONNECTION) stopReading(socket);
+    return connection;
+  }
+
+  /** An admitted request's answer left: what it held back is read again. */
+  answered(connection: Connection): void {
+    if (!connection.open) return;
+    const { client } = connection;
+    connection.inFlight--;
+    client.inFlight--;
+    if (client.inFlight === MAX_IN_FLIGHT_PER_CLIENT - 1) this.#resumeClient(client);
+    else if (connection.inFlight === MAX_IN_FLIGHT_PER_CONNECTION - 1) this.#resume(connection);
+  }
+
+  #mayRead(connection: Connection): boolean {
+    return (
+      connection.inFlight < MAX_IN_FLIGHT_PER_CONNECTION &&
+      connection.client.inFlight < MAX_IN_FLIGHT_PER_CLIENT &&
+      !this.#held.has(connection)
+    );
+  }
+
+  #resume(connection: Connection): void {
+    if (connection.socket.parser && this.#mayRead(connection)) resumeReading(connection.socket);
+  }
+
+  #resumeClient(client: Client): void {
+    for (const connection of client.connections) this.#resume(connection);
+  }
+
+  #countInTurn(connection: Connection): void {
+    if (!this.#turnEndScheduled) {
+      this.#turnEndScheduled = true;
+      // The check phase follows the reads of this turn and comes before those of the next.
+      setImmediate(this.#endTurn);
+    }
+    if (++this.#turnRequests !== TURN_REQUESTS) return;
+    for (const other of this.#connections.values()) {
+      if (other === connection || other.socket._paused === true || !other.socket.parser) continue;
       this.#held.add(other);
-      stopReading(other);
+      stopReading(other.socket);
     }
   }
 
-  readonly #end = (): void => {
-    this.#endScheduled = false;
-    this.#requests = 0;
+  readonly #endTurn = (): void => {
+    this.#turnEndScheduled = false;
+    this.#turnRequests = 0;
     const held = [...this.#held];
     this.#held.clear();
-    for (const socket of held) this.#connections.get(socket)?.();
+    for (const connection of held) this.#resume(connection);
   };
+
+  /** node:http never finishes, nor closes, the answers queued behind one of a closed connection: their count goes with it. */
+  #closed(connection: Connection, address: string): void {
+    const { client } = connection;
+    connection.open = false;
+    this.#connections.delete(connection.socket);
+    this.#held.delete(connection);
+    client.connections.delete(connection);
+    const wasFull = client.inFlight >= MAX_IN_FLIGHT_PER_CLIENT;
+    client.inFlight -= connection.inFlight;
+    if (client.connections.size === 0) this.#clients.delete(address);
+    else if (wasFull && client.inFlight < MAX_IN_FLIGHT_PER_CLIENT) this.#resumeClient(client);
+  }
 }
 
 /** The node's thread reads for every server. */
-const readTurn = new ReadTurn();
+const readGate = new ReadGate();
 
 /**
  * Bounds the requests each HTTP connection of a node:http server has in flight (parsed, their
- * answers not yet written out): a client that pipelines slow calls, or never reads its answers,
- * cannot start any number of them. An answer counts until it has left for the kernel, not merely
- * until it is made: node:http holds the answers queued behind one a client does not read in
- * memory, and resuming such a connection as each was made let one client that never read queue
- * 4,400 answers (60 MB) on the native gateway.
- *
- * Besides, all servers' connections together hand over at most {@link TURN_REQUESTS} requests in
- * one turn of the event loop, a chunk's worth past it: the others are read in the next.
+ * answers not yet written out), and each client over all its connections: a client that pipelines
+ * slow calls, or never reads its answers, cannot start any number of them. An answer counts until
+ * it has left for the kernel, not merely until it is made: node:http holds the answers queued
+ * behind one a client does not read in memory, and resuming such a connection as each was made let
+ * one client that never read queue 4,400 answers (60 MB) on the native gateway. Besides, all
+ * servers' connections together hand over at most {@link TURN_REQUESTS} requests in one turn of
+ * the event loop, a chunk's worth past it: the others are read in the next.
  *
  * @example
  * const server = createServer((req, res) => {
@@ -116,64 +201,27 @@ const readTurn = new ReadTurn();
  * const pipeline = new PipelineBound(server);
  */
 export class PipelineBound {
-  readonly #inFlight = new WeakMap<Socket, number>();
-
   /** Bounds the connections of `server` from the moment each opens. */
   constructor(server: Server) {
-    server.on('connection', (socket: Socket) => this.#opened(socket));
+    server.on('connection', (socket: Socket) => readGate.open(socket));
   }
 
   /**
-   * Counts `req` on its connection until `res` is written out or closed, and stops reading the
-   * connection at {@link MAX_IN_FLIGHT_PER_CONNECTION}; past {@link MAX_PARSED_PER_CONNECTION} the
-   * connection is destroyed and false returned: the request is not to be served.
+   * Counts `req` until `res` is written out or closed, and stops reading its connection at
+   * {@link MAX_IN_FLIGHT_PER_CONNECTION}, and all its client's at {@link MAX_IN_FLIGHT_PER_CLIENT};
+   * past {@link MAX_PARSED_PER_CONNECTION} the connection is destroyed and false returned: the
+   * request is not to be served.
    */
   admit(req: IncomingMessage, res: ServerResponse): boolean {
-    const { socket } = req;
-    const inFlight = (this.#inFlight.get(socket) ?? 0) + 1;
-    if (inFlight > MAX_PARSED_PER_CONNECTION) {
-      socket.destroy();
-      return false;
-    }
-    this.#inFlight.set(socket, inFlight);
-    readTurn.admitted(socket);
-    if (inFlight >= MAX_IN_FLIGHT_PER_CONNECTION) stopReading(socket);
+    const connection = readGate.admit(req.socket);
+    if (connection === undefined) return false;
     let left = false;
     const written = (): void => {
       if (left) return;
       left = true;
-      this.#finish(socket);
+      readGate.answered(connection);
     };
-    // node:http never finishes, nor closes, the answers queued behind one of a closed connection;
-    // their count goes with the connection.
     res.once('finish', written).once('close', written);
     return true;
-  }
-
-  /** An admitted request's answer left: its connection is read again once it has room. */
-  #finish(socket: Socket): void {
-    const left = (this.#inFlight.get(socket) ?? 1) - 1;
-    this.#inFlight.set(socket, left);
-    if (left === MAX_IN_FLIGHT_PER_CONNECTION - 1 && !readTurn.holds(socket)) resumeReading(socket);
-  }
-
-  #mayRead(socket: Socket): boolean {
-    return (this.#inFlight.get(socket) ?? 0) < MAX_IN_FLIGHT_PER_CONNECTION && !readTurn.holds(socket);
-  }
-
-  /**
-   * node:http reads a connection again each time an answer's bytes leave for the kernel, whatever
-   * the connection has in flight; where answers go out one at a time (the native gateway), that
-   * let in a chunk of requests per answer, without bound. Its `resume` event comes in the same
-   * turn, before any read: the connection is stopped again there while it has too many in flight,
-   * or this turn has read its share.
-   */
-  #opened(socket: Socket): void {
-    socket.on('resume', () => {
-      if (!this.#mayRead(socket)) stopReading(socket);
-    });
-    readTurn.track(socket, () => {
-      if (this.#mayRead(socket)) resumeReading(socket);
-    });
   }
 }
