@@ -119,8 +119,8 @@ export class HttpTransport {
       hostAllowed: this.#hostAllowed,
     });
     this.#server = createServer(httpServerOptions(config), (req, res) => this.#serve(req, res));
-    this.#pipeline = new PipelineBound(this.#server);
     limitConnections(this.#server, config);
+    this.#pipeline = new PipelineBound(this.#server);
   }
 
   /** Starts listening; resolves to the bound address (port 0 picks a free one). */

@@ -201,9 +201,11 @@ const readGate = new ReadGate();
  * const pipeline = new PipelineBound(server);
  */
 export class PipelineBound {
-  /** Bounds the connections of `server` from the moment each opens. */
+  /** Bounds the connections of `server` from the moment each opens (after a connection cap refused it, none). */
   constructor(server: Server) {
-    server.on('connection', (socket: Socket) => readGate.open(socket));
+    server.on('connection', (socket: Socket) => {
+      if (!socket.destroyed) readGate.open(socket);
+    });
   }
 
   /**

@@ -144,7 +144,6 @@ export class GatewayServer {
         });
       this.#turns.set(socket, turn);
     });
-    this.#pipeline = new PipelineBound(this.#server);
     this.#server.requestTimeout = options.readTimeoutMs;
     this.#server.headersTimeout = Math.min(options.readTimeoutMs, 60_000);
     this.#server.keepAliveTimeout = options.idleTimeoutMs;
@@ -152,6 +151,7 @@ export class GatewayServer {
       maxOpen: options.maxOpenConnections,
       maxPerAddress: options.maxConnectionsPerAddress,
     }).attach(this.#server);
+    this.#pipeline = new PipelineBound(this.#server);
     this.events = new EventSockets(
       {
         maxMessageBytes: options.maxBodyBytes,
