@@ -108,6 +108,7 @@ describe('PipelineBound: the requests one client has in flight over all its conn
     ]);
     const exited = new Promise((resolve) => flood.on('exit', resolve));
     // Until every connection has been read as far as it will be.
+    while (admitted < 2_048) await sleep(50);
     let seen = -1;
     while (seen !== admitted) {
       seen = admitted;
