@@ -32,6 +32,12 @@ function invalidArgument(index: number, error: unknown): unknown {
  * `invalid argument N: ...`. With `turns`, a collection's argument (which may hold tens of
  * thousands of entries) is decoded in turns: the answer is then a promise if it had to wait.
  */
+export function decodeParams(codecs: readonly ParamCodec<unknown>[], params: unknown): unknown[];
+export function decodeParams(
+  codecs: readonly ParamCodec<unknown>[],
+  params: unknown,
+  turns: Turns,
+): unknown[] | Promise<unknown[]>;
 export function decodeParams(
   codecs: readonly ParamCodec<unknown>[],
   params: unknown,
